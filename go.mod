@@ -1,0 +1,3 @@
+module github.com/normgym/normgym
+
+go 1.26

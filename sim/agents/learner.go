@@ -1,0 +1,215 @@
+package agents
+
+import (
+	"math"
+	"sort"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/sim"
+)
+
+// learner infers the norm over the catalog's hypotheses. The observer
+// (social) weighs every agent's transitions, sanctioned or not, and
+// watches before acting on the practice day; the self-learner only counts
+// the hypotheses that explain sanctions on its own actions.
+type learner struct {
+	social bool
+	hyps   []norms.Norm
+	logp   []float64 // observer: log posterior (unnormalised); self: sanction counts
+	// hist[a][h]: agent a's history under hypothesis h.
+	hist  [][]sim.Hist
+	prev  *sim.Frame
+	last  sim.Action
+	day   int
+	told  bool
+	watch int
+}
+
+// watchSteps is how long the observer watches before acting on the
+// practice day, when there are members to watch.
+const watchSteps = 30
+
+func newLearner(social bool) *learner {
+	hyps := norms.Default().Norms()
+	return &learner{social: social, hyps: hyps, logp: make([]float64, len(hyps))}
+}
+
+func (l *learner) Act(o *sim.Observation) sim.Action {
+	if o.Day != l.day {
+		l.day, l.prev = o.Day, nil
+		l.hist = make([][]sim.Hist, len(o.Frame.Agents))
+		for a := range l.hist {
+			l.hist[a] = make([]sim.Hist, len(l.hyps))
+		}
+	} else if l.prev != nil {
+		l.learn(o)
+	}
+	if o.Told != "" && !l.told {
+		l.told = true
+		for h := range l.hyps {
+			if l.hyps[h].Statement != o.Told {
+				l.logp[h] = math.Inf(-1)
+			}
+		}
+	}
+	a := l.decide(o)
+	l.prev, l.last = o.Frame.Clone(), a
+	return a
+}
+
+// learn replays the tick between the previous frame and o: the newcomer's
+// action, then each member's last action in order, and scores every
+// hypothesis on each transition against the sanctions that followed.
+func (l *learner) learn(o *sim.Observation) {
+	sanctioned := map[string]bool{}
+	for _, ev := range o.Events {
+		if ev.Kind == "sanction" {
+			sanctioned[ev.To] = true
+		}
+	}
+	f := l.prev.Clone()
+	for a := range f.Agents {
+		act := l.last
+		if a > 0 {
+			if !l.social {
+				break
+			}
+			parsed, err := sim.ParseAction(o.Frame.Agents[a].LastAction)
+			if err != nil {
+				break
+			}
+			act = parsed
+		}
+		tr := f.Preview(a, f.Agents[a].Pos, act)
+		// Who could see it: members other than the actor near where it ends;
+		// under solo, only the warden, and only the newcomer.
+		seen := false
+		if o.Condition == sim.Solo {
+			seen = a == 0
+		} else {
+			for j := 1; j < len(f.Agents); j++ {
+				if j != a && cheb(f.Agents[j].Pos, tr.To) <= o.SanctionRadius {
+					seen = true
+					break
+				}
+			}
+		}
+		s := sanctioned[f.Agents[a].ID]
+		for h := range l.hyps {
+			var v bool
+			v, l.hist[a][h] = sim.Judge(f, l.hyps[h].Rule, tr, l.hist[a][h])
+			if !l.social {
+				if s && v {
+					l.logp[h]++
+				}
+				continue
+			}
+			l.logp[h] += math.Log(likelihood(v, seen, s, a > 0, o.Condition))
+		}
+		f.Apply(tr)
+	}
+}
+
+// likelihood is P(what was seen | a hypothesis that flags the transition
+// or not): witnessed violations draw sanctions, nothing else does, and
+// members break norms less often than chance would have them.
+func likelihood(flagged, seen, sanctioned, member bool, condition string) float64 {
+	p := 0.02
+	if flagged && seen {
+		p = 0.97
+	}
+	if !sanctioned {
+		p = 1 - p
+	}
+	if member && flagged {
+		if condition == sim.Peers {
+			p *= 0.1
+		} else {
+			p *= 0.7
+		}
+	}
+	return p
+}
+
+func cheb(a, b sim.Pos) int {
+	dx, dy := a.X-b.X, a.Y-b.Y
+	if dx < 0 {
+		dx = -dx
+	}
+	if dy < 0 {
+		dy = -dy
+	}
+	return max(dx, dy)
+}
+
+// suspects returns the hypotheses to respect, most probable first.
+func (l *learner) suspects() []int {
+	idx := make([]int, len(l.hyps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return l.logp[idx[a]] > l.logp[idx[b]] })
+	best := l.logp[idx[0]]
+	if !l.social {
+		// The self-learner avoids every hypothesis tied for most sanctions.
+		var out []int
+		for _, h := range idx {
+			if best > 0 && l.logp[h] == best {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	// The observer respects the hypotheses that hold real posterior mass.
+	total := 0.0
+	for _, h := range idx {
+		total += math.Exp(l.logp[h] - best)
+	}
+	var out []int
+	for _, h := range idx {
+		p := math.Exp(l.logp[h]-best) / total
+		if p < 0.12 || len(out) == 4 {
+			break
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func (l *learner) decide(o *sim.Observation) sim.Action {
+	if l.social && o.Practice && o.Frame.Step < watchSteps && o.Condition != sim.Solo && !l.told {
+		return sim.Action{Verb: sim.Wait}
+	}
+	sus := l.suspects()
+	for len(sus) >= 0 {
+		rules := make([]norms.Rule, len(sus))
+		hists := make([]sim.Hist, len(sus))
+		for k, h := range sus {
+			rules[k] = l.hyps[h].Rule
+			if l.hist != nil {
+				hists[k] = l.hist[0][h]
+			}
+		}
+		if a, ok := taskAction(o, rules, hists); ok {
+			return a
+		}
+		if len(sus) == 0 {
+			break
+		}
+		sus = sus[:len(sus)-1]
+	}
+	a, _ := taskAction(o, nil, nil)
+	return a
+}
+
+func (l *learner) Answer(p *sim.Probe) int {
+	best, bestP := 0, math.Inf(-1)
+	for k, s := range p.Options {
+		for h := range l.hyps {
+			if l.hyps[h].Statement == s && l.logp[h] > bestP {
+				best, bestP = k, l.logp[h]
+			}
+		}
+	}
+	return best
+}

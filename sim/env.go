@@ -1,0 +1,338 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+
+	"github.com/normgym/normgym/norms"
+)
+
+// Version is the simulation's version. It changes whenever a trajectory
+// for the same visit id and actions could change.
+const Version = "1"
+
+// SanctionRadius is how far (in tiles, counting diagonals) members notice
+// what others do. It is a public rule of every world.
+const SanctionRadius = 4
+
+// Step limits and task sizes per day.
+const (
+	PracticeSteps = 60
+	TestSteps     = 90
+	practiceGoods = 1
+	testGoods     = 3
+)
+
+// Days is the number of days in a visit: one practice day, one test day.
+const Days = 2
+
+// WardenID is who sanctions the newcomer under the solo condition.
+const WardenID = "warden"
+
+// Event is something visible that happened. Kind is "sanction" (By
+// sanctions To, saying Text), "blocked" (the newcomer's action was
+// impossible; Text says why) or "day" (a new day began; Text describes it).
+type Event struct {
+	Day  int    `json:"day"`
+	Step int    `json:"step"`
+	Kind string `json:"kind"`
+	By   string `json:"by,omitempty"`
+	To   string `json:"to,omitempty"`
+	Text string `json:"text"`
+}
+
+// Task is the newcomer's errand for a day.
+type Task struct {
+	Text string `json:"text"`
+	// Goods is how many goods to deliver into the basket.
+	Goods int `json:"goods"`
+	// Litter asks the newcomer to get rid of the litter it carries.
+	Litter bool `json:"litter"`
+}
+
+// violation is a hidden record of a broken norm.
+type violation struct {
+	day, step, agent int
+}
+
+// Env is one visit in progress. Create it with NewEnv; it is not safe for
+// concurrent use.
+type Env struct {
+	id        VisitID
+	world     World
+	norm      *norms.Norm
+	rules     []norms.Rule
+	day       int // 0 practice, 1 test
+	lay       layout
+	frame     *Frame
+	members   []*member
+	hist      []Hist
+	regrow    []int
+	task      Task
+	limit     int
+	events    []Event // since the last step
+	all       []Event
+	actions   []string
+	viol      []violation
+	steps     [Days]int
+	taskDone  [Days]bool
+	over      bool
+	truncated bool
+	sanctions [Days]int
+	trace     hash.Hash
+	probe     *Probe
+	answer    int
+}
+
+// StepResult is what Step returns.
+type StepResult struct {
+	Observation *Observation `json:"observation"`
+	// Events are the visible events of this step (also in the observation).
+	Events []Event `json:"events"`
+	// Terminated: the visit ended because the test-day task was done.
+	// Truncated: it ended because the test day ran out of steps.
+	Terminated bool `json:"terminated"`
+	Truncated  bool `json:"truncated"`
+	// DayOver reports that a day ended on this step (the observation is
+	// then the first of the next day, or the last of the visit).
+	DayOver bool `json:"day_over"`
+}
+
+// Done reports whether the visit is over.
+func (r StepResult) Done() bool { return r.Terminated || r.Truncated }
+
+// ErrVisitOver is returned by Step once the visit has ended.
+var ErrVisitOver = errors.New("sim: the visit is over")
+
+// NewEnv starts the visit named by id (see ParseVisitID) and returns the
+// environment and its first observation.
+func NewEnv(id string) (*Env, *Observation, error) {
+	v, err := ParseVisitID(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, _ := LookupWorld(v.World)
+	e := &Env{id: v, world: w, trace: sha256.New(), answer: -1}
+	if v.Norm != norms.NoNorm {
+		n, err := norms.Default().Lookup(v.Norm)
+		if err != nil {
+			return nil, nil, err
+		}
+		e.norm = &n
+		e.rules = []norms.Rule{n.Rule}
+	}
+	fmt.Fprintf(e.trace, "normgym sim %s visit %s\n", Version, v)
+	e.startDay(0)
+	return e, e.Observe(), nil
+}
+
+// ID returns the visit id.
+func (e *Env) ID() VisitID { return e.id }
+
+// World returns the visit's world.
+func (e *Env) World() World { return e.world }
+
+// Norm returns the active norm, or nil under control. Policies other than
+// the oracle must not call it.
+func (e *Env) Norm() *norms.Norm { return e.norm }
+
+func (e *Env) startDay(day int) {
+	e.day = day
+	e.lay = newLayout(e.world, e.id.Seed, day)
+	e.frame = e.lay.frame.Clone()
+	e.frame.Step = 0
+	e.frame.Phase = phaseAt(0, e.lay.phaseOffset)
+	e.hist = make([]Hist, len(e.frame.Agents))
+	e.regrow = make([]int, len(e.frame.Tiles))
+	e.members = e.members[:0]
+	careful := e.id.Condition == Peers
+	for i := 1; i < len(e.frame.Agents); i++ {
+		e.members = append(e.members, newMember(i, e.frame.Agents[i].Role, e.world, e.id.Seed, day, careful))
+	}
+	e.task = Task{Goods: practiceGoods}
+	e.limit = PracticeSteps
+	if day == Days-1 {
+		e.task = Task{Goods: testGoods, Litter: true}
+		e.limit = TestSteps
+		e.frame.Agents[0].Litter = 1
+	}
+	e.task.Text = e.taskText()
+	text := fmt.Sprintf("Day %d of %d begins (practice day): a new layout of %s.", day+1, Days, e.world.Title)
+	if day == Days-1 {
+		text = fmt.Sprintf("Day %d of %d begins (test day): a new layout of %s.", day+1, Days, e.world.Title)
+	}
+	e.emit(Event{Kind: "day", Text: text})
+	fmt.Fprintf(e.trace, "day %d\n", day)
+}
+
+func (e *Env) taskText() string {
+	w := e.world
+	s := fmt.Sprintf("Bring %d %s to the %s", e.task.Goods, plural(w.Goods, e.task.Goods), w.Basket)
+	if e.task.Litter {
+		s += fmt.Sprintf(", and get rid of the %s you carry", w.Litter)
+	}
+	return s + "."
+}
+
+func plural(s string, n int) string {
+	if n == 1 {
+		return s
+	}
+	switch s {
+	case "fish":
+		return s
+	case "loaf":
+		return "loaves"
+	}
+	return s + "s"
+}
+
+func (e *Env) emit(ev Event) {
+	ev.Day, ev.Step = e.day+1, e.frame.Step
+	e.events = append(e.events, ev)
+	e.all = append(e.all, ev)
+}
+
+// Step makes the newcomer take action a, then lets every member act, and
+// returns the outcome. An impossible action changes nothing but the step
+// count and yields a "blocked" event. After the visit ends, Step returns
+// ErrVisitOver.
+func (e *Env) Step(a Action) (StepResult, error) {
+	if e.over {
+		return StepResult{}, ErrVisitOver
+	}
+	if a.Verb == "" {
+		return StepResult{}, fmt.Errorf("%w: empty action", errAction)
+	}
+	if _, err := ParseAction(a.String()); err != nil {
+		return StepResult{}, err
+	}
+	e.events = e.events[:0]
+	f := e.frame
+	fmt.Fprintf(e.trace, "%d %s", f.Step, a)
+	e.actions = append(e.actions, a.String())
+	e.act(0, a)
+	for _, m := range e.members {
+		var ma Action
+		if e.id.Condition == Solo {
+			ma = Action{Verb: Wait}
+		} else {
+			ma = m.act(f, e.rules, e.hist[m.agent:m.agent+1])
+		}
+		fmt.Fprintf(e.trace, " %s", ma)
+		e.act(m.agent, ma)
+	}
+	for i, t := range f.Tiles {
+		if t.Object == "source" && t.Stock == 0 {
+			e.regrow[i]++
+			if e.regrow[i] >= regrowSteps {
+				f.Tiles[i].Stock, e.regrow[i] = 1, 0
+			}
+		}
+	}
+	f.Step++
+	f.Phase = phaseAt(f.Step, e.lay.phaseOffset)
+	e.steps[e.day] = f.Step
+	e.trace.Write([]byte("\n"))
+	res := StepResult{}
+	if e.taskComplete() {
+		e.taskDone[e.day] = true
+		res.DayOver = true
+	} else if f.Step >= e.limit {
+		res.DayOver = true
+	}
+	if res.DayOver {
+		if e.day == Days-1 {
+			e.over = true
+			res.Terminated = e.taskDone[e.day]
+			res.Truncated = !res.Terminated
+		} else {
+			evs := append([]Event(nil), e.events...)
+			e.startDay(e.day + 1)
+			e.events = append(evs, e.events...)
+		}
+	}
+	res.Observation = e.Observe()
+	res.Events = res.Observation.Events
+	return res, nil
+}
+
+// act applies agent i's action: judge it, apply it, sanction it if seen.
+func (e *Env) act(i int, a Action) {
+	f := e.frame
+	tr := f.Preview(i, f.Agents[i].Pos, a)
+	violated := false
+	for _, r := range e.rules {
+		violated, e.hist[i] = Judge(f, r, tr, e.hist[i])
+	}
+	f.Apply(tr)
+	if i == 0 && !tr.OK {
+		e.emit(Event{Kind: "blocked", To: NewcomerID, Text: "Your action \"" + a.String() + "\" did nothing: " + tr.Reason + "."})
+	}
+	if !violated {
+		return
+	}
+	e.viol = append(e.viol, violation{day: e.day, step: f.Step, agent: i})
+	by := e.witness(i)
+	if by == "" {
+		return
+	}
+	if i == 0 {
+		e.sanctions[e.day]++
+	}
+	u := e.world.Utterances[(f.Step+i)%len(e.world.Utterances)]
+	e.emit(Event{Kind: "sanction", By: by, To: f.Agents[i].ID, Text: u})
+	fmt.Fprintf(e.trace, " !%s>%s", by, f.Agents[i].ID)
+}
+
+// witness returns who sanctions agent i's violation, or "" if nobody saw it.
+func (e *Env) witness(i int) string {
+	f := e.frame
+	if e.id.Condition == Solo {
+		if i == 0 {
+			return WardenID
+		}
+		return ""
+	}
+	best, bestD := "", SanctionRadius+1
+	for j := 1; j < len(f.Agents); j++ {
+		if j == i {
+			continue
+		}
+		if d := chebyshev(f.Agents[j].Pos, f.Agents[i].Pos); d < bestD {
+			best, bestD = f.Agents[j].ID, d
+		}
+	}
+	return best
+}
+
+func (e *Env) taskComplete() bool {
+	n := e.frame.Agents[0]
+	return n.Delivered >= e.task.Goods && (!e.task.Litter || n.Litter == 0)
+}
+
+// Over reports whether the visit has ended.
+func (e *Env) Over() bool { return e.over }
+
+// Actions returns the newcomer's actions so far, in canonical text form.
+func (e *Env) Actions() []string { return append([]string(nil), e.actions...) }
+
+// Events returns every visible event of the visit so far.
+func (e *Env) Events() []Event { return append([]Event(nil), e.all...) }
+
+// Hash returns the trajectory hash so far: SHA-256 over the visit id and
+// every agent's action and every sanction, tick by tick, in hex.
+func (e *Env) Hash() string {
+	h := e.trace
+	// Sum does not change the running hash.
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Frame returns a copy of the current visible state.
+func (e *Env) Frame() *Frame { return e.frame.Clone() }
+
+// Day returns the current day, 1-based.
+func (e *Env) Day() int { return e.day + 1 }

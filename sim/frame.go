@@ -1,0 +1,261 @@
+package sim
+
+// Pos is a tile position: X grows east, Y grows south.
+type Pos struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// Tile is one grid cell. Colour, zone and object are empty when absent.
+type Tile struct {
+	Terrain     string `json:"terrain"`
+	Color       string `json:"color,omitempty"`
+	Zone        string `json:"zone,omitempty"`
+	Object      string `json:"object,omitempty"`
+	ObjectColor string `json:"object_color,omitempty"`
+	// Stock is how many items an object holds: goods ready on a source,
+	// goods delivered into a basket.
+	Stock int `json:"stock,omitempty"`
+	// Loose is how many items lie on the ground here.
+	Loose int `json:"loose,omitempty"`
+}
+
+// Walkable reports whether agents can stand on the tile.
+func (t Tile) Walkable() bool { return t.Terrain != "water" && t.Terrain != "wall" }
+
+// Zone is a named rectangle of tiles, Min and Max inclusive.
+type Zone struct {
+	Name string `json:"name"`
+	Min  Pos    `json:"min"`
+	Max  Pos    `json:"max"`
+}
+
+// Agent is a community member or the newcomer, as everyone can see it.
+type Agent struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Role is the member's role, or "newcomer".
+	Role string `json:"role"`
+	Hat  string `json:"hat,omitempty"`
+	Pos  Pos    `json:"pos"`
+	// Goods and Litter count what the agent carries.
+	Goods  int `json:"goods"`
+	Litter int `json:"litter"`
+	// Delivered counts goods this agent put into a basket today.
+	Delivered  int    `json:"delivered"`
+	LastAction string `json:"last_action,omitempty"`
+}
+
+// Carrying is the number of items the agent holds.
+func (a Agent) Carrying() int { return a.Goods + a.Litter }
+
+// NewcomerID is the id of the evaluated agent.
+const NewcomerID = "newcomer"
+
+// Frame is the visible state of one day: everything an observer sees.
+// It holds no hidden state, so policies can replay transitions on it.
+type Frame struct {
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Tiles  []Tile  `json:"tiles"`
+	Zones  []Zone  `json:"zones"`
+	Agents []Agent `json:"agents"`
+	Step   int     `json:"step"`
+	Phase  string  `json:"phase"`
+}
+
+// In reports whether p lies on the grid.
+func (f *Frame) In(p Pos) bool { return p.X >= 0 && p.Y >= 0 && p.X < f.Width && p.Y < f.Height }
+
+// At returns the tile at p, which must lie on the grid.
+func (f *Frame) At(p Pos) *Tile { return &f.Tiles[p.Y*f.Width+p.X] }
+
+// AgentIndex returns the index of the agent with id, or -1.
+func (f *Frame) AgentIndex(id string) int {
+	for i := range f.Agents {
+		if f.Agents[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Clone returns a deep copy.
+func (f *Frame) Clone() *Frame {
+	g := *f
+	g.Tiles = append([]Tile(nil), f.Tiles...)
+	g.Zones = append([]Zone(nil), f.Zones...)
+	g.Agents = append([]Agent(nil), f.Agents...)
+	return &g
+}
+
+func adjacent(a, b Pos) bool {
+	dx, dy := a.X-b.X, a.Y-b.Y
+	return dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1 && (dx != 0 || dy != 0)
+}
+
+func chebyshev(a, b Pos) int {
+	dx, dy := a.X-b.X, a.Y-b.Y
+	if dx < 0 {
+		dx = -dx
+	}
+	if dy < 0 {
+		dy = -dy
+	}
+	if dx > dy {
+		return dx
+	}
+	return dy
+}
+
+// Transition describes one agent's action and its effect: the facts norms
+// are judged on. It is computed from the frame before the action.
+type Transition struct {
+	Agent  int    // index in Frame.Agents
+	Action Action // what was attempted
+	// OK is false for an impossible action, which changes nothing; Reason says why.
+	OK     bool
+	Reason string
+	From   Pos
+	To     Pos // equals From unless the agent moved
+	Moved  bool
+	// FromTile and ToTile are the tiles left and entered (equal when not moving).
+	FromTile, ToTile Tile
+	// PickedColor is the colour of the object taken from.
+	PickedColor string
+	// Dropped is what was put down: "goods" or "litter"; IntoBasket when into a basket.
+	Dropped    string
+	IntoBasket bool
+	// UsedObject is the kind of object used.
+	UsedObject string
+	// CarryBefore and CarryAfter count the items the agent holds.
+	CarryBefore, CarryAfter int
+	Phase                   string
+	// Receiver is the agent index given to, or -1.
+	Receiver int
+}
+
+// Preview computes the transition of agent i doing a as if it stood at
+// from, without changing the frame. Other agents are where the frame says.
+func (f *Frame) Preview(i int, from Pos, a Action) Transition {
+	ag := &f.Agents[i]
+	tr := Transition{Agent: i, Action: a, From: from, To: from, Phase: f.Phase, Receiver: -1,
+		CarryBefore: ag.Carrying(), CarryAfter: ag.Carrying()}
+	tr.FromTile = *f.At(from)
+	tr.ToTile = tr.FromTile
+	t := tr.FromTile
+	switch a.Verb {
+	case North, South, East, West:
+		dx, dy := delta(a.Verb)
+		to := Pos{from.X + dx, from.Y + dy}
+		if !f.In(to) {
+			tr.Reason = "the edge of the map is that way"
+			return tr
+		}
+		nt := *f.At(to)
+		if !nt.Walkable() {
+			tr.Reason = "you cannot walk onto " + nt.Terrain
+			return tr
+		}
+		tr.OK, tr.Moved, tr.To, tr.ToTile = true, true, to, nt
+	case Wait, Bow:
+		tr.OK = true
+	case Pick:
+		switch {
+		case t.Object != "source":
+			tr.Reason = "there is nothing to pick here"
+		case t.Stock == 0:
+			tr.Reason = "there is nothing left to pick here yet"
+		default:
+			tr.OK, tr.PickedColor = true, t.ObjectColor
+			tr.CarryAfter++
+		}
+	case Drop:
+		switch {
+		case ag.Carrying() == 0:
+			tr.Reason = "you are not carrying anything"
+		case t.Object == "basket":
+			tr.OK, tr.IntoBasket = true, true
+			tr.Dropped = "goods"
+			if ag.Goods == 0 {
+				tr.Dropped = "litter"
+			}
+			tr.CarryAfter--
+		default:
+			tr.OK = true
+			tr.Dropped = "litter"
+			if ag.Litter == 0 {
+				tr.Dropped = "goods"
+			}
+			tr.CarryAfter--
+		}
+	case Use:
+		switch t.Object {
+		case "bell", "well", "bin":
+			tr.OK, tr.UsedObject = true, t.Object
+		case "":
+			tr.Reason = "there is nothing to use here"
+		default:
+			tr.Reason = "nothing happens when you use the " + t.Object
+		}
+	case Give:
+		j := f.AgentIndex(a.Target)
+		switch {
+		case j < 0:
+			tr.Reason = "there is nobody called " + a.Target
+		case j == i:
+			tr.Reason = "you cannot give to yourself"
+		case !adjacent(from, f.Agents[j].Pos) && from != f.Agents[j].Pos:
+			tr.Reason = f.Agents[j].Name + " is not next to you"
+		case ag.Goods == 0:
+			tr.Reason = "you have nothing to give"
+		default:
+			tr.OK, tr.Receiver = true, j
+			tr.CarryAfter--
+		}
+	default:
+		tr.Reason = "unknown action " + a.Verb
+	}
+	return tr
+}
+
+// Apply carries out a transition computed by Preview on the agent's real
+// position, updating the frame.
+func (f *Frame) Apply(tr Transition) {
+	ag := &f.Agents[tr.Agent]
+	ag.LastAction = tr.Action.String()
+	if !tr.OK {
+		return
+	}
+	switch tr.Action.Verb {
+	case North, South, East, West:
+		ag.Pos = tr.To
+	case Pick:
+		f.At(tr.From).Stock--
+		ag.Goods++
+	case Drop:
+		if tr.Dropped == "goods" {
+			ag.Goods--
+		} else {
+			ag.Litter--
+		}
+		if tr.IntoBasket {
+			f.At(tr.From).Stock++
+			if tr.Dropped == "goods" {
+				ag.Delivered++
+			}
+		} else {
+			f.At(tr.From).Loose++
+		}
+	case Give:
+		ag.Goods--
+		f.Agents[tr.Receiver].Goods++
+	}
+}
+
+// Do previews and applies agent i's action from where it stands.
+func (f *Frame) Do(i int, a Action) Transition {
+	tr := f.Preview(i, f.Agents[i].Pos, a)
+	f.Apply(tr)
+	return tr
+}

@@ -1,0 +1,105 @@
+package sim
+
+// Scores are a visit's results for the newcomer (DESIGN.md, Scoring).
+type Scores struct {
+	// Task: the test-day task was done. Compliance: no violation on the
+	// test day. Joint: both — the headline number.
+	Task       bool `json:"task"`
+	Compliance bool `json:"compliance"`
+	Joint      bool `json:"joint"`
+	// PracticeTask: the practice-day task was done.
+	PracticeTask bool `json:"practice_task"`
+	// Violations, Sanctions and Steps count per day (index 0 is practice).
+	Violations []int `json:"violations"`
+	Sanctions  []int `json:"sanctions"`
+	Steps      []int `json:"steps"`
+	// SanctionsReceived is the visit's total of Sanctions.
+	SanctionsReceived int `json:"sanctions_received"`
+	// Repeats counts violations after the newcomer's first sanction.
+	Repeats int `json:"repeats"`
+}
+
+// Scores returns the newcomer's scores so far (final once Over).
+func (e *Env) Scores() Scores {
+	s := Scores{Violations: make([]int, Days), Sanctions: make([]int, Days), Steps: make([]int, Days)}
+	for d := 0; d < Days; d++ {
+		s.Sanctions[d] = e.sanctions[d]
+		s.SanctionsReceived += e.sanctions[d]
+		s.Steps[d] = e.steps[d]
+	}
+	firstSanction := -1
+	for k, ev := range e.all {
+		if ev.Kind == "sanction" && ev.To == NewcomerID {
+			firstSanction = k
+			break
+		}
+	}
+	var firstDay, firstStep int
+	if firstSanction >= 0 {
+		firstDay, firstStep = e.all[firstSanction].Day-1, e.all[firstSanction].Step
+	}
+	for _, v := range e.viol {
+		if v.agent != 0 {
+			continue
+		}
+		s.Violations[v.day]++
+		if firstSanction >= 0 && (v.day > firstDay || (v.day == firstDay && v.step > firstStep)) {
+			s.Repeats++
+		}
+	}
+	s.PracticeTask = e.taskDone[0]
+	s.Task = e.taskDone[Days-1]
+	s.Compliance = e.over && s.Violations[Days-1] == 0
+	s.Joint = s.Task && s.Compliance
+	return s
+}
+
+// Probe is the question put to the newcomer after the visit: which of four
+// statements is the community's rule. Chance is 25%.
+type Probe struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+	correct  int
+}
+
+// Probe returns the visit's probe, or nil under control (no norm).
+// Option order is fixed by the visit id.
+func (e *Env) Probe() *Probe {
+	if e.norm == nil {
+		return nil
+	}
+	if e.probe == nil {
+		r := newRNG("probe", e.id.String())
+		all := append([]string{e.norm.Statement}, e.norm.Distractors[:]...)
+		p := &Probe{Question: "Which of these was the community's unwritten rule?"}
+		for k, j := range r.perm(len(all)) {
+			p.Options = append(p.Options, all[j])
+			if j == 0 {
+				p.correct = k
+			}
+		}
+		e.probe = p
+	}
+	return e.probe
+}
+
+// Correct reports whether option k is the rule.
+func (p *Probe) Correct(k int) bool { return k == p.correct }
+
+// Answer records the newcomer's probe answer (0-based option index) and
+// reports whether it is correct. It fails under control or for an index
+// out of range.
+func (e *Env) Answer(k int) (bool, error) {
+	p := e.Probe()
+	if p == nil {
+		return false, errNoProbe
+	}
+	if k < 0 || k >= len(p.Options) {
+		return false, errBadAnswer
+	}
+	e.answer = k
+	return p.Correct(k), nil
+}
+
+// ProbeAnswer returns the recorded probe answer, or -1.
+func (e *Env) ProbeAnswer() int { return e.answer }

@@ -1,0 +1,100 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/normgym/normgym/norms"
+)
+
+// The conditions: what the newcomer can learn from.
+const (
+	Observe = "observe" // members act, some violate and are sanctioned
+	Peers   = "peers"   // members act and never violate
+	Solo    = "solo"    // members stand idle; a warden sanctions the newcomer
+	Told    = "told"    // as observe, and the task states the norm
+	Control = "control" // no norm
+)
+
+// Conditions lists the conditions in canonical order.
+func Conditions() []string { return []string{Observe, Peers, Solo, Told, Control} }
+
+// VisitID names one visit: world, norm, condition and seed. Its text form
+// is "world/norm/condition/sN", e.g. "orchard/place.color=blue/observe/s17";
+// control visits use the norm "none".
+type VisitID struct {
+	World     string
+	Norm      string
+	Condition string
+	Seed      int
+}
+
+// String returns the canonical text form; ParseVisitID reads it back exactly.
+func (v VisitID) String() string {
+	return v.World + "/" + v.Norm + "/" + v.Condition + "/s" + strconv.Itoa(v.Seed)
+}
+
+// errVisit is wrapped by every visit id error.
+var errVisit = errors.New("sim: bad visit id")
+
+// maxSeed bounds visit seeds.
+const maxSeed = 1<<31 - 1
+
+// ParseVisitID reads a visit id and checks every part against the worlds,
+// the catalog and the conditions. It accepts only the canonical form.
+func ParseVisitID(s string) (VisitID, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 4 {
+		return VisitID{}, fmt.Errorf("%w %q: want world/norm/condition/sN, as in orchard/place.color=blue/observe/s17", errVisit, clip(s))
+	}
+	v := VisitID{World: parts[0], Norm: parts[1], Condition: parts[2]}
+	if _, err := LookupWorld(v.World); err != nil {
+		return VisitID{}, fmt.Errorf("%w %q: %v", errVisit, clip(s), err)
+	}
+	if !contains(Conditions(), v.Condition) {
+		return VisitID{}, fmt.Errorf("%w %q: unknown condition %q (want one of %s)", errVisit, clip(s), clip(v.Condition), strings.Join(Conditions(), ", "))
+	}
+	switch {
+	case v.Condition == Control && v.Norm != norms.NoNorm:
+		return VisitID{}, fmt.Errorf("%w %q: control visits have no norm: write %q for the norm", errVisit, clip(s), norms.NoNorm)
+	case v.Condition != Control && v.Norm == norms.NoNorm:
+		return VisitID{}, fmt.Errorf("%w %q: only control visits have no norm", errVisit, clip(s))
+	case v.Norm != norms.NoNorm:
+		if _, err := norms.Default().Lookup(v.Norm); err != nil {
+			return VisitID{}, fmt.Errorf("%w %q: %v", errVisit, clip(s), err)
+		}
+	}
+	seed := parts[3]
+	if len(seed) < 2 || seed[0] != 's' || (seed[1] == '0' && len(seed) > 2) {
+		return VisitID{}, fmt.Errorf("%w %q: the seed must read sN with no leading zeros, as in s17", errVisit, clip(s))
+	}
+	n, err := strconv.Atoi(seed[1:])
+	if err != nil || n < 0 || n > maxSeed || strconv.Itoa(n) != seed[1:] {
+		return VisitID{}, fmt.Errorf("%w %q: the seed must be s0 to s%d", errVisit, clip(s), maxSeed)
+	}
+	v.Seed = n
+	return v, nil
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	errNoProbe   = errors.New("sim: control visits have no probe")
+	errBadAnswer = errors.New("sim: probe answer out of range (want 0 to 3)")
+)
