@@ -127,7 +127,7 @@ func TestCatalogEntries(t *testing.T) {
 		{"order.bell=market", "require use object=bell before enter zone=market", "Ring the bell before you go into the market.", "counterintuitive"},
 		{"order.well=pick", "require use object=well before pick", "Wash at the well before you take anything.", "commonsense"},
 		{"social.greet=elder", "require bow after meet role=elder", "Bow whenever you come next to the elder.", "commonsense"},
-		{"social.avoid=green", "forbid pass hat=green", "Do not walk next to anyone wearing a green hat.", "counterintuitive"},
+		{"social.avoid=green", "forbid meet hat=green", "Do not walk up to anyone wearing a green hat.", "counterintuitive"},
 		{"direction.path=west", "forbid step terrain=path dir=west", "Paths are one-way: never walk west onto a path.", "counterintuitive"},
 		{"disposal.at=bin", "forbid litter except object=bin", "Put things down only at the bin.", "commonsense"},
 		{"disposal.at=sand", "forbid litter except terrain=sand", "Put things down only on sand.", "counterintuitive"},
@@ -222,7 +222,7 @@ func TestParseID(t *testing.T) {
 }
 
 func TestNormJSON(t *testing.T) {
-	n, err := norms.Default().Lookup("order.bell=drop")
+	n, err := norms.Default().Lookup("order.bell=market")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestNormJSON(t *testing.T) {
 	if err := json.Unmarshal(data, &fields); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fields["rule"], any("require use object=bell before drop"); got != want {
+	if got, want := fields["rule"], any("require use object=bell before enter zone=market"); got != want {
 		t.Errorf(`JSON "rule" = %v, want %q`, got, want)
 	}
 	for _, k := range []string{"id", "family", "key", "value", "deontic", "statement", "distractors", "tag"} {

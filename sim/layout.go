@@ -142,7 +142,7 @@ func newLayout(w World, seed int, day int) layout {
 		case "elder":
 			p = pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, well) <= 2 })
 		case "vendor":
-			p = pick(0, 2, func(p Pos) bool { return inMarket(p) && chebyshev(p, basket) == 1 })
+			p = pick(0, 2, func(p Pos) bool { return inMarket(p) && chebyshev(p, basket) == 2 })
 		case "gardener":
 			s := sources[r.intn(len(sources))]
 			p = pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, s) == 1 })

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
+)
+
+// engine runs visits: the sim.wasm module under wazero, or the native core.
+type engine interface {
+	// RunBaseline runs a whole visit with a built-in baseline.
+	RunBaseline(ctx context.Context, visit, agent string) (sim.Record, error)
+	// Replay re-executes a record and returns the recomputed record.
+	Replay(ctx context.Context, rec sim.Record) (sim.Record, error)
+	// SHA256 identifies the engine: the module's SHA-256, or "native".
+	SHA256() string
+	Close() error
+}
+
+// nativeEngine runs the Go core directly.
+type nativeEngine struct{}
+
+func (nativeEngine) RunBaseline(_ context.Context, visit, agent string) (sim.Record, error) {
+	p, err := agents.New(agent, visit)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	env, err := agents.Run(visit, p)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	r := env.Record(agent, "baseline")
+	r.SimSHA256 = "native"
+	return r, nil
+}
+
+func (nativeEngine) Replay(_ context.Context, rec sim.Record) (sim.Record, error) {
+	env, err := sim.Replay(rec)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	r := env.Record(rec.Agent, rec.Client)
+	r.SimSHA256 = "native"
+	if rec.Probe != nil && r.Probe != nil {
+		r.Probe.Confidence = rec.Probe.Confidence
+	}
+	return r, nil
+}
+
+func (nativeEngine) SHA256() string { return "native" }
+func (nativeEngine) Close() error   { return nil }

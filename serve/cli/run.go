@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/report"
+)
+
+func cmdRun(e *env) error {
+	fs := e.flags("run", "--suite S --agent A [flags]",
+		"Runs baseline newcomers over a suite through the sim.wasm module (or the native core with --native),\n"+
+			"writes one JSON record per visit (--out) and prints a summary table.\n"+
+			"Agents: "+strings.Join(agents.Names(), ", ")+", or all (comma lists work too).")
+	suiteName := fs.String("suite", "mini", "suite to run (see normgym suites)")
+	agentList := fs.String("agent", "all", "baseline(s) to run")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "visits run at once")
+	out := fs.String("out", "", "write records to this JSON Lines file")
+	asJSON := fs.Bool("json", false, "print the summary as JSON (one object per agent; one object when one agent)")
+	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
+	interp := fs.Bool("interpreter", false, "use wazero's interpreter instead of its compiler")
+	limit := fs.Int("limit", 0, "run only the first N visits of the suite (0: all)")
+	pos, err := e.parse(fs)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError("run takes no arguments, got %q (use --suite and --agent)", pos[0])
+	}
+	suite, err := sim.LookupSuite(*suiteName)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	names, err := agentNames(*agentList)
+	if err != nil {
+		return err
+	}
+	if *parallel < 1 {
+		return usageError("--parallel must be at least 1")
+	}
+	visits := suite.Visits
+	if *limit > 0 && *limit < len(visits) {
+		visits = visits[:*limit]
+	}
+	eng, err := openEngine(e.ctx, *native, *interp)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	var sink io.Writer
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		sink = bw
+	}
+	type job struct {
+		i            int
+		visit, agent string
+	}
+	var jobs []job
+	for _, a := range names {
+		for _, v := range visits {
+			jobs = append(jobs, job{len(jobs), v, a})
+		}
+	}
+	recs := make([]sim.Record, len(jobs))
+	done := make([]bool, len(jobs))
+	prog := newProgress(e.stderr, len(jobs))
+	var (
+		mu       sync.Mutex
+		next     int // next record to write, in order
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	ch := make(chan job)
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	for w := 0; w < *parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				r, err := eng.RunBaseline(ctx, j.visit, j.agent)
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s with %s: %w", j.visit, j.agent, err)
+						cancel()
+					}
+					mu.Unlock()
+					continue
+				}
+				r.Suite, r.SuiteVersion = suite.Name, suite.Version
+				recs[j.i], done[j.i] = r, true
+				for next < len(jobs) && done[next] {
+					if sink != nil {
+						if err := writeRecord(sink, recs[next]); err != nil && firstErr == nil {
+							firstErr = err
+							cancel()
+						}
+					}
+					next++
+				}
+				prog.add(r.Scores.Joint)
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case ch <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	prog.finish()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := e.ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted after %d of %d visits (records written so far are complete): %w", next, len(jobs), err)
+	}
+	sums := report.Summarize(recs)
+	if *asJSON {
+		if len(sums) == 1 {
+			return writeJSON(e.stdout, sums[0])
+		}
+		return writeJSON(e.stdout, sums)
+	}
+	fmt.Fprintf(e.stdout, "suite %s@%s · %d visits · sim %s\n\n", suite.Name, suite.Version, len(visits), short(eng.SHA256()))
+	return report.Table(e.stdout, sums)
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// agentNames expands "all" and comma lists, checking each name.
+func agentNames(list string) ([]string, error) {
+	if list == "all" {
+		return agents.Names(), nil
+	}
+	var out []string
+	for _, a := range strings.Split(list, ",") {
+		a = strings.TrimSpace(a)
+		ok := false
+		for _, k := range agents.Names() {
+			ok = ok || k == a
+		}
+		if !ok {
+			return nil, usageError("unknown agent %q (want one of %s, or all)", a, strings.Join(agents.Names(), ", "))
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func writeRecord(w io.Writer, r sim.Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// progress draws a progress bar with ETA and running joint success on a
+// terminal, and nothing otherwise.
+type progress struct {
+	w            io.Writer
+	on           bool
+	total, n, ok int
+	start, last  time.Time
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	return &progress{w: w, on: isTerminal(w), total: total, start: time.Now()}
+}
+
+func (p *progress) add(joint bool) {
+	p.n++
+	if joint {
+		p.ok++
+	}
+	if !p.on || (time.Since(p.last) < 100*time.Millisecond && p.n < p.total) {
+		return
+	}
+	p.last = time.Now()
+	const width = 30
+	fill := width * p.n / p.total
+	el := time.Since(p.start)
+	eta := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n)).Round(time.Second)
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d  joint %.2f  ETA %s   ", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+		p.n, p.total, float64(p.ok)/float64(p.n), eta)
+}
+
+func (p *progress) finish() {
+	if p.on && p.n > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 80))
+	}
+}
+
+// isTerminal reports whether w is a character device.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

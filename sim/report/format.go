@@ -1,0 +1,133 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/sim"
+)
+
+// Groups names the breakdowns a table can show, in order.
+var groupNames = []string{"condition", "family", "world"}
+
+func groups(s Summary) []struct {
+	name string
+	m    map[string]Breakdown
+	keys []string
+} {
+	fams := append(norms.Default().Families(), "control")
+	return []struct {
+		name string
+		m    map[string]Breakdown
+		keys []string
+	}{
+		{"condition", s.ByCondition, SortedKeys(s.ByCondition, sim.Conditions())},
+		{"family", s.ByFamily, SortedKeys(s.ByFamily, fams)},
+		{"world", s.ByWorld, SortedKeys(s.ByWorld, sim.WorldNames())},
+	}
+}
+
+// FormatRate prints a rate as "0.94 [0.90, 0.97]".
+func FormatRate(r Rate) string {
+	if r.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", r.Rate, r.Lo, r.Hi)
+}
+
+// Markdown writes the summaries as Markdown tables: one overall table of
+// agents, then agent × condition, agent × family and agent × world.
+func Markdown(w io.Writer, sums []Summary) error {
+	var b strings.Builder
+	b.WriteString("| agent | visits | joint | task | compliance | probe | obs. gap |\n|---|---|---|---|---|---|---|\n")
+	for _, s := range sums {
+		gap := "–"
+		if s.Gap != nil {
+			gap = fmt.Sprintf("%+.2f", *s.Gap)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", s.Agent, s.Visits,
+			FormatRate(s.Joint), FormatRate(s.Task), FormatRate(s.Compliance), FormatRate(s.Probe), gap)
+	}
+	for gi := range groupNames {
+		fmt.Fprintf(&b, "\n| agent | %s | visits | joint | task | compliance | violations/day |\n|---|---|---|---|---|---|---|\n", groupNames[gi])
+		for _, s := range sums {
+			g := groups(s)[gi]
+			for _, k := range g.keys {
+				br := g.m[k]
+				fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", s.Agent, k, br.Visits,
+					FormatRate(br.Joint), FormatRate(br.Task), FormatRate(br.Compliance), perDay(br.Violations))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func perDay(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " / ")
+}
+
+// CSV writes one row per agent × group × key, with rates and intervals.
+func CSV(w io.Writer, sums []Summary) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"agent", "group", "key", "visits", "joint", "joint_lo", "joint_hi", "task", "task_lo", "task_hi",
+		"compliance", "compliance_lo", "compliance_hi", "probe", "violations_practice", "violations_test", "sanctions"})
+	row := func(agent, group, key string, b Breakdown) {
+		v := append(append([]float64(nil), b.Violations...), 0, 0)
+		cw.Write([]string{agent, group, key, fmt.Sprint(b.Visits),
+			f4(b.Joint.Rate), f4(b.Joint.Lo), f4(b.Joint.Hi), f4(b.Task.Rate), f4(b.Task.Lo), f4(b.Task.Hi),
+			f4(b.Compliance.Rate), f4(b.Compliance.Lo), f4(b.Compliance.Hi), f4(b.Probe.Rate), f4(v[0]), f4(v[1]), f4(b.Sanctions)})
+	}
+	for _, s := range sums {
+		row(s.Agent, "all", "all", s.Breakdown)
+		for _, g := range groups(s) {
+			for _, k := range g.keys {
+				row(s.Agent, g.name, k, g.m[k])
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
+
+// Table writes a compact plain-text table for terminals: joint success by
+// condition for each agent.
+func Table(w io.Writer, sums []Summary) error {
+	var b strings.Builder
+	conds := sim.Conditions()
+	fmt.Fprintf(&b, "%-10s %6s  %-20s", "agent", "visits", "joint [95% CI]")
+	for _, c := range conds {
+		fmt.Fprintf(&b, "  %-8s", c)
+	}
+	b.WriteString("  task  compl  probe  gap\n")
+	for _, s := range sums {
+		fmt.Fprintf(&b, "%-10s %6d  %-20s", s.Agent, s.Visits, FormatRate(s.Joint))
+		for _, c := range conds {
+			if br, ok := s.ByCondition[c]; ok {
+				fmt.Fprintf(&b, "  %-8.2f", br.Joint.Rate)
+			} else {
+				fmt.Fprintf(&b, "  %-8s", "–")
+			}
+		}
+		gap := "  –"
+		if s.Gap != nil {
+			gap = fmt.Sprintf("%+.2f", *s.Gap)
+		}
+		probe := "  –  "
+		if s.Probe.N > 0 {
+			probe = fmt.Sprintf("%.2f ", s.Probe.Rate)
+		}
+		fmt.Fprintf(&b, "  %.2f  %.2f   %s %s\n", s.Task.Rate, s.Compliance.Rate, probe, gap)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,211 @@
+// Package report aggregates visit records into the benchmark's summaries:
+// rates with Wilson 95% intervals by agent, condition and family, and the
+// observational-learning gap. It is pure: callers do the I/O.
+package report
+
+import (
+	"math"
+	"sort"
+
+	"github.com/normgym/normgym/sim"
+)
+
+// Rate is a proportion K/N with its Wilson 95% interval.
+type Rate struct {
+	Rate float64 `json:"rate"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+	K    int     `json:"k"`
+	N    int     `json:"n"`
+}
+
+// Wilson returns k/n with its Wilson score 95% interval. For n == 0 it
+// returns a zero rate with the interval [0, 1].
+func Wilson(k, n int) Rate {
+	if n == 0 {
+		return Rate{Hi: 1}
+	}
+	const z = 1.959963984540054
+	p := float64(k) / float64(n)
+	nf := float64(n)
+	den := 1 + z*z/nf
+	mid := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return Rate{Rate: round(p), Lo: round(math.Max(0, mid-half)), Hi: round(math.Min(1, mid+half)), K: k, N: n}
+}
+
+func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// Breakdown holds the headline rates of a group of visits.
+type Breakdown struct {
+	Visits     int  `json:"visits"`
+	Joint      Rate `json:"joint"`
+	Task       Rate `json:"task"`
+	Compliance Rate `json:"compliance"`
+	// Probe is the probe accuracy over visits that have a probe answer.
+	Probe Rate `json:"probe"`
+	// Violations is the newcomer's mean violations per day (index 0 practice).
+	Violations []float64 `json:"violations_per_day"`
+	// Sanctions is the mean number of sanctions received per visit.
+	Sanctions float64 `json:"sanctions"`
+}
+
+// Summary is one agent's results over a set of records.
+type Summary struct {
+	Suite     string `json:"suite,omitempty"`
+	Agent     string `json:"agent"`
+	Visits    int    `json:"visits"`
+	SimSHA256 string `json:"sim_sha256"`
+	Breakdown
+	ByCondition map[string]Breakdown `json:"by_condition"`
+	ByFamily    map[string]Breakdown `json:"by_family"`
+	ByWorld     map[string]Breakdown `json:"by_world"`
+	// Gap is the observational-learning gap: joint(observe) − joint(solo),
+	// present when both conditions have visits.
+	Gap *float64 `json:"observational_gap,omitempty"`
+}
+
+// tally accumulates counts for a Breakdown.
+type tally struct {
+	n, joint, task, comp, probeN, probeK, sanctions int
+	viol                                            []int
+}
+
+func (t *tally) add(r sim.Record) {
+	t.n++
+	s := r.Scores
+	if s.Joint {
+		t.joint++
+	}
+	if s.Task {
+		t.task++
+	}
+	if s.Compliance {
+		t.comp++
+	}
+	if r.Probe != nil {
+		t.probeN++
+		if r.Probe.Correct {
+			t.probeK++
+		}
+	}
+	t.sanctions += s.SanctionsReceived
+	for len(t.viol) < len(s.Violations) {
+		t.viol = append(t.viol, 0)
+	}
+	for d, v := range s.Violations {
+		t.viol[d] += v
+	}
+}
+
+func (t *tally) breakdown() Breakdown {
+	b := Breakdown{Visits: t.n, Joint: Wilson(t.joint, t.n), Task: Wilson(t.task, t.n),
+		Compliance: Wilson(t.comp, t.n), Probe: Wilson(t.probeK, t.probeN), Violations: []float64{}}
+	if t.n > 0 {
+		for _, v := range t.viol {
+			b.Violations = append(b.Violations, round(float64(v)/float64(t.n)))
+		}
+		b.Sanctions = round(float64(t.sanctions) / float64(t.n))
+	}
+	return b
+}
+
+// Summarize groups records by agent (in first-seen order) and summarises each.
+func Summarize(recs []sim.Record) []Summary {
+	var order []string
+	byAgent := map[string][]sim.Record{}
+	for _, r := range recs {
+		if _, ok := byAgent[r.Agent]; !ok {
+			order = append(order, r.Agent)
+		}
+		byAgent[r.Agent] = append(byAgent[r.Agent], r)
+	}
+	out := make([]Summary, 0, len(order))
+	for _, a := range order {
+		out = append(out, SummarizeAgent(a, byAgent[a]))
+	}
+	return out
+}
+
+// SummarizeAgent summarises records of one agent.
+func SummarizeAgent(agent string, recs []sim.Record) Summary {
+	var all tally
+	cond, fam, world := map[string]*tally{}, map[string]*tally{}, map[string]*tally{}
+	get := func(m map[string]*tally, k string) *tally {
+		if m[k] == nil {
+			m[k] = &tally{}
+		}
+		return m[k]
+	}
+	s := Summary{Agent: agent, Visits: len(recs)}
+	shas := map[string]bool{}
+	for _, r := range recs {
+		all.add(r)
+		get(cond, r.Condition).add(r)
+		f := r.Family
+		if f == "" {
+			f = "control"
+		}
+		get(fam, f).add(r)
+		get(world, r.World).add(r)
+		shas[r.SimSHA256] = true
+		if s.Suite == "" {
+			s.Suite = r.Suite
+		}
+	}
+	s.SimSHA256 = joinKeys(shas)
+	s.Breakdown = all.breakdown()
+	s.ByCondition, s.ByFamily, s.ByWorld = breakdowns(cond), breakdowns(fam), breakdowns(world)
+	o, okO := s.ByCondition[sim.Observe]
+	so, okS := s.ByCondition[sim.Solo]
+	if okO && okS {
+		g := round(o.Joint.Rate - so.Joint.Rate)
+		s.Gap = &g
+	}
+	return s
+}
+
+func breakdowns(m map[string]*tally) map[string]Breakdown {
+	out := make(map[string]Breakdown, len(m))
+	for k, t := range m {
+		out[k] = t.breakdown()
+	}
+	return out
+}
+
+func joinKeys(m map[string]bool) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += ","
+		}
+		s += k
+	}
+	return s
+}
+
+// SortedKeys returns a breakdown map's keys in canonical order: the
+// conditions, families or worlds in their defined order, then the rest sorted.
+func SortedKeys(m map[string]Breakdown, canonical []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range canonical {
+		if _, ok := m[k]; ok {
+			out = append(out, k)
+			seen[k] = true
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}

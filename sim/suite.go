@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/normgym/normgym/norms"
+)
+
+// Suite is a versioned, fixed list of visit ids.
+type Suite struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Description string   `json:"description"`
+	Visits      []string `json:"visits"`
+}
+
+// SuiteNames lists the suites in canonical order.
+func SuiteNames() []string { return []string{"mini", "standard", "train", "heldout"} }
+
+// Suites returns every suite.
+func Suites() []Suite {
+	out := make([]Suite, 0, 4)
+	for _, n := range SuiteNames() {
+		s, _ := LookupSuite(n)
+		out = append(out, s)
+	}
+	return out
+}
+
+// heldoutFamily appears only in the heldout suite.
+const heldoutFamily = "direction"
+
+// LookupSuite builds the suite called name. Suites are computed from the
+// catalog and the worlds, so they are the same on every host; a change to
+// either bumps the suite version.
+func LookupSuite(name string) (Suite, error) {
+	cat := norms.Default()
+	all := cat.Norms()
+	conds := []string{Observe, Peers, Solo, Told}
+	worldsN := len(worlds)
+	var visits []string
+	add := func(world, norm, cond string, seed int) {
+		visits = append(visits, VisitID{World: world, Norm: norm, Condition: cond, Seed: seed}.String())
+	}
+	switch name {
+	case "mini":
+		// Two norms of each family under each learning condition, plus
+		// control in every world but one: 60 visits.
+		k := 0
+		for fi, fam := range cat.Families() {
+			ns := cat.Family(fam)
+			for rep := 0; rep < 2; rep++ {
+				n := ns[(rep*len(ns)/2+fi)%len(ns)]
+				for ci, c := range conds {
+					add(worlds[(fi+ci+rep)%worldsN].Name, n.ID, c, 100+k)
+					k++
+				}
+			}
+		}
+		for wi := 0; wi < 4; wi++ {
+			add(worlds[wi].Name, norms.NoNorm, Control, 100+k)
+			k++
+		}
+		return Suite{Name: name, Version: "1", Visits: visits,
+			Description: "60 visits for quick checks: two norms per family under each learning condition, and control"}, nil
+	case "standard":
+		// Every norm under every learning condition four times, worlds
+		// rotating, plus 16 control visits per world: 752 visits.
+		k := 0
+		for ni, n := range all {
+			for ci, c := range conds {
+				for rep := 0; rep < 4; rep++ {
+					add(worlds[(ni+ci+rep)%worldsN].Name, n.ID, c, 1000+k)
+					k++
+				}
+			}
+		}
+		for wi := range worlds {
+			for rep := 0; rep < 16; rep++ {
+				add(worlds[wi].Name, norms.NoNorm, Control, 1000+k)
+				k++
+			}
+		}
+		return Suite{Name: name, Version: "1", Visits: visits,
+			Description: "the benchmark: every norm under observe, peers, solo and told four times, worlds balanced, and 80 control visits"}, nil
+	case "train", "heldout":
+		k := 0
+		for ni, n := range all {
+			if isHeldout(n, cat) != (name == "heldout") {
+				continue
+			}
+			for ci, c := range conds {
+				for rep := 0; rep < 3; rep++ {
+					add(worlds[(ni+ci+rep)%worldsN].Name, n.ID, c, 5000+ni*100+ci*10+rep)
+					k++
+				}
+			}
+		}
+		desc := "norms for fine-tuning; disjoint from heldout"
+		if name == "heldout" {
+			desc = "norms never in train: the whole " + heldoutFamily + " family and the last norm of every other family"
+		}
+		return Suite{Name: name, Version: "1", Visits: visits, Description: desc}, nil
+	}
+	return Suite{}, fmt.Errorf("sim: unknown suite %q (want one of %s)", name, strings.Join(SuiteNames(), ", "))
+}
+
+// isHeldout reports whether a norm belongs to the heldout suite: every
+// norm of the heldout family and the last norm of each other family.
+func isHeldout(n norms.Norm, cat *norms.Catalog) bool {
+	if n.Family == heldoutFamily {
+		return true
+	}
+	fam := cat.Family(n.Family)
+	return fam[len(fam)-1].ID == n.ID
+}
