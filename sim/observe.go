@@ -103,8 +103,8 @@ func (o *Observation) Text() string {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "Legend: . path, _ floor, \" grass, : sand, = stone, ~ water, # wall; a letter after a symbol is its colour (r red, b blue, y yellow, g green). "+
-		"T %s with a %s ready (t: none yet), B %s, L %s, W %s, X %s; @ you, 1-%d members (see below).\n",
-		n.Source, n.Goods, n.Basket, n.Bell, n.Well, n.Bin, len(f.Agents)-1)
+		"T %s with %s ready (t: none yet), B %s, L %s, W %s, X %s; @ you, 1-%d members (see below).\n",
+		n.Source, article(n.Goods), n.Basket, n.Bell, n.Well, n.Bin, len(f.Agents)-1)
 	b.WriteString("Zones:")
 	for i, z := range f.Zones {
 		sep := ";"
@@ -223,4 +223,12 @@ func colorChar(c string) byte {
 		return ' '
 	}
 	return c[0]
+}
+
+// article prefixes a noun with "a" or "an".
+func article(s string) string {
+	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
 }
