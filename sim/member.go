@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/normgym/normgym/norms"
+import (
+	"fmt"
+
+	"github.com/normgym/normgym/norms"
+)
 
 // errand is one item of a member's routine for the day.
 type errand struct {
@@ -18,6 +22,9 @@ type member struct {
 	propensity float64
 	errands    []errand
 	cur        int
+	// path is the rest of the plan being followed towards pathKey's goal.
+	path    []Action
+	pathKey string
 }
 
 // errandsPerDay is more than a day can use, so routines never run out.
@@ -105,7 +112,7 @@ func (m *member) next(e *errand) {
 // completes the errand, ok false that the errand cannot go on.
 func (m *member) try(f *Frame, e *errand, rules []norms.Rule, hists []Hist) (a Action, done, ok bool) {
 	ag := &f.Agents[m.agent]
-	plan := func(g Goal) (Action, bool, bool) { return Plan(f, m.agent, g, rules, hists) }
+	plan := func(g Goal) (Action, bool, bool) { return m.follow(f, g, rules, hists) }
 	switch e.kind {
 	case "harvest":
 		if !e.picked && ag.Goods < e.count {
@@ -147,4 +154,48 @@ func (m *member) try(f *Frame, e *errand, rules []norms.Rule, hists []Hist) (a A
 		return Action{Verb: Wait}, true, true
 	}
 	return Action{}, false, false
+}
+
+// follow returns the next action towards goal g: the next step of the
+// cached plan while it stays possible and compliant, else a fresh plan.
+// Replanning only when needed keeps members cheap.
+func (m *member) follow(f *Frame, g Goal, rules []norms.Rule, hists []Hist) (Action, bool, bool) {
+	key := fmt.Sprintf("%s/%s/%v/%v/%d", g.Verb, g.Object, g.Litter, g.At, len(rules))
+	here := f.Agents[m.agent].Pos
+	if m.pathKey == key {
+		if len(m.path) > 0 {
+			a := m.path[0]
+			tr := f.Preview(m.agent, here, a)
+			bad := !tr.OK
+			for r := range rules {
+				if v, _ := Judge(f, rules[r], tr, hists[r]); v {
+					bad = true
+				}
+			}
+			if !bad {
+				m.path = m.path[1:]
+				return a, false, true
+			}
+		} else if reach, now := goalHere(f, m.agent, g, here, rules, hists); reach {
+			if now {
+				return goalAction(g), true, true
+			}
+			return Action{Verb: Wait}, false, true
+		}
+	}
+	path, now, ok := PlanPath(f, m.agent, g, rules, hists)
+	if !ok {
+		m.pathKey, m.path = "", nil
+		return Action{Verb: Wait}, false, false
+	}
+	m.pathKey = key
+	if len(path) == 0 {
+		m.path = nil
+		if now {
+			return goalAction(g), true, true
+		}
+		return Action{Verb: Wait}, false, true
+	}
+	m.path = path[1:]
+	return path[0], false, true
 }

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/normgym/normgym/norms"
+import (
+	"sync"
+
+	"github.com/normgym/normgym/norms"
+)
 
 // Goal is what a planner tries to reach: a tile where Verb can be done.
 type Goal struct {
@@ -22,18 +26,58 @@ type Goal struct {
 // forbidden only by the phase, Plan waits where it stands. ok is false when
 // no compliant way to the goal exists. Plan never changes the frame.
 func Plan(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (a Action, arrived, ok bool) {
+	path, now, ok := PlanPath(f, i, g, rules, hists)
+	switch {
+	case !ok:
+		return Action{Verb: Wait}, false, false
+	case len(path) > 0:
+		return path[0], false, true
+	case now:
+		return goalAction(g), true, true
+	}
+	return Action{Verb: Wait}, false, true
+}
+
+// planSteps are the actions a plan is made of, in tie-breaking order.
+var planSteps = [...]Action{{Verb: North}, {Verb: East}, {Verb: South}, {Verb: West}, {Verb: Bow}, {Verb: Use}}
+
+// planScratch is reused across searches to spare the allocator.
+type planScratch struct {
+	seen  []uint32
+	stamp uint32
+	queue []planNode
+}
+
+type planNode struct {
+	p      Pos
+	h      [4]Hist
+	parent int32
+	act    int8
+}
+
+var scratchPool = sync.Pool{New: func() any { return &planScratch{} }}
+
+// PlanPath is Plan returning the whole way: the actions that lead to a
+// tile where the goal action can be done (empty when already there), and
+// whether it can be done there in the current phase.
+func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path []Action, now, ok bool) {
 	nr := len(rules)
 	if nr > 4 {
 		rules, hists, nr = rules[:4], hists[:4], 4
 	}
 	width := 1 << (2 * nr)
 	n := f.Width * f.Height * width
-	type node struct {
-		p     Pos
-		h     [4]Hist
-		first int8
+	sc := scratchPool.Get().(*planScratch)
+	defer scratchPool.Put(sc)
+	if len(sc.seen) < n {
+		sc.seen = make([]uint32, n)
+		sc.stamp = 0
 	}
-	seen := make([]bool, n)
+	sc.stamp++
+	if sc.stamp == 0 {
+		clear(sc.seen)
+		sc.stamp = 1
+	}
 	key := func(p Pos, h *[4]Hist) int {
 		b := 0
 		for k := 0; k < nr; k++ {
@@ -46,52 +90,44 @@ func Plan(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (a Action, 
 		}
 		return (p.Y*f.Width+p.X)*width + b
 	}
-	var start node
-	start.p, start.first = f.Agents[i].Pos, -1
+	start := planNode{p: f.Agents[i].Pos, parent: -1, act: -1}
 	copy(start.h[:], hists)
-	seen[key(start.p, &start.h)] = true
-	queue := []node{start}
-	steps := [...]Action{{Verb: North}, {Verb: East}, {Verb: South}, {Verb: West}, {Verb: Bow}, {Verb: Use}}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		if act, now := goalHere(f, i, g, cur.p, rules, cur.h[:nr]); act {
-			if cur.first >= 0 {
-				return steps[cur.first], false, true
+	sc.seen[key(start.p, &start.h)] = sc.stamp
+	q := append(sc.queue[:0], start)
+	defer func() { sc.queue = q[:0] }()
+	for head := 0; head < len(q); head++ {
+		cur := q[head]
+		if reach, here := goalHere(f, i, g, cur.p, rules, cur.h[:nr]); reach {
+			for k := head; q[k].parent >= 0; k = int(q[k].parent) {
+				path = append(path, planSteps[q[k].act])
 			}
-			if now {
-				return goalAction(g), true, true
+			for a, b := 0, len(path)-1; a < b; a, b = a+1, b-1 {
+				path[a], path[b] = path[b], path[a]
 			}
-			return Action{Verb: Wait}, false, true
+			return path, here, true
 		}
-		for k, a := range steps {
+		for k, a := range planSteps {
 			tr := f.Preview(i, cur.p, a)
 			if !tr.OK {
 				continue
 			}
 			nh := cur.h
 			bad := false
-			for r := 0; r < nr; r++ {
-				var v bool
-				v, nh[r] = Judge(f, rules[r], tr, nh[r])
-				bad = bad || v
+			for r := 0; r < nr && !bad; r++ {
+				bad, nh[r] = Judge(f, rules[r], tr, nh[r])
 			}
 			if bad {
 				continue
 			}
 			kk := key(tr.To, &nh)
-			if seen[kk] {
+			if sc.seen[kk] == sc.stamp {
 				continue
 			}
-			seen[kk] = true
-			first := cur.first
-			if first < 0 {
-				first = int8(k)
-			}
-			queue = append(queue, node{p: tr.To, h: nh, first: first})
+			sc.seen[kk] = sc.stamp
+			q = append(q, planNode{p: tr.To, h: nh, parent: int32(head), act: int8(k)})
 		}
 	}
-	return Action{Verb: Wait}, false, false
+	return nil, false, false
 }
 
 func goalAction(g Goal) Action { return Action{Verb: g.Verb} }
