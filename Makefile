@@ -5,6 +5,14 @@ BIN       := bin/normgym
 GOFILES    = $(shell find sim norms wasm serve web -name '*.go' -not -path '*/node_modules/*' 2>/dev/null) go.mod
 
 .PHONY: help run test bench check wasm build deps clean fuzz
+.SECONDEXPANSION:
+
+# Each part may add to these from its own fragment (web/web.mk, serve/serve.mk):
+# TEST_DEPS are targets `make test` needs first (apt/npm installs, builds);
+# BUILD_DEPS are targets the normgym binary needs (embedded assets).
+TEST_DEPS  :=
+BUILD_DEPS :=
+-include web/web.mk serve/serve.mk
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
@@ -12,7 +20,7 @@ help: ## list the targets
 run: build ## run the mini suite with every baseline through sim.wasm and print the results
 	./$(BIN) run --suite mini --agent all
 
-test: deps wasm ## install what the tests need, build sim.wasm, run every test
+test: deps wasm $$(TEST_DEPS) ## install what the tests need, build sim.wasm, run every test
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
@@ -41,7 +49,7 @@ $(SIM_WASM): $(GOFILES)
 
 build: $(BIN) ## build ./bin/normgym with sim.wasm embedded
 
-$(BIN): $(SIM_WASM) $(GOFILES)
+$(BIN): $(SIM_WASM) $(GOFILES) $$(BUILD_DEPS)
 	$(GO) build -trimpath -o $@ ./serve/cmd/normgym
 
 clean: ## remove build outputs
