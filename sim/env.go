@@ -12,7 +12,7 @@ import (
 
 // Version is the simulation's version. It changes whenever a trajectory
 // for the same visit id and actions could change.
-const Version = "1"
+const Version = "2"
 
 // SanctionRadius is how far (in tiles, counting diagonals) members notice
 // what others do. It is a public rule of every world.
@@ -140,6 +140,7 @@ func (e *Env) World() World { return e.world }
 func (e *Env) Norm() *norms.Norm { return e.norm }
 
 func (e *Env) startDay(day int) {
+	e.events = e.events[:0] // Step puts back the events of the step that ended the day
 	e.day = day
 	e.lay = newLayout(e.world, e.id.Seed, day)
 	e.frame = e.lay.frame.Clone()
@@ -207,7 +208,8 @@ func (e *Env) Step(a Action) (StepResult, error) {
 	if a.Verb == "" {
 		return StepResult{}, fmt.Errorf("%w: empty action", errAction)
 	}
-	if _, err := ParseAction(a.String()); err != nil {
+	a, err := ParseAction(a.String())
+	if err != nil {
 		return StepResult{}, err
 	}
 	e.events = e.events[:0]

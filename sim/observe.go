@@ -73,8 +73,8 @@ func (o *Observation) Text() string {
 		fmt.Fprintf(&b, "Community rule: %s\n", o.Told)
 	}
 	me := f.Agents[0]
-	fmt.Fprintf(&b, "You (@) are at x=%d y=%d, carrying %s. Delivered today: %d of %d.\n",
-		me.Pos.X, me.Pos.Y, carryText(me, n), me.Delivered, o.Task.Goods)
+	fmt.Fprintf(&b, "You (@) are at x=%d y=%d on %s, carrying %s. Delivered today: %d of %d.\n",
+		me.Pos.X, me.Pos.Y, tileText(*f.At(me.Pos), n), carryText(me, n), me.Delivered, o.Task.Goods)
 	b.WriteString("\nMap (x grows east, y grows south):\n   ")
 	for x := 0; x < f.Width; x++ {
 		fmt.Fprintf(&b, " %2d", x)
@@ -98,7 +98,9 @@ func (o *Observation) Text() string {
 			c := cells[y*f.Width+x]
 			b.WriteByte(' ')
 			b.WriteByte(c[0])
-			b.WriteByte(c[1])
+			if c[1] != ' ' || x < f.Width-1 {
+				b.WriteByte(c[1])
+			}
 		}
 		b.WriteByte('\n')
 	}
@@ -231,4 +233,23 @@ func article(s string) string {
 		return "an " + s
 	}
 	return "a " + s
+}
+
+// tileText describes a tile in words: "red grass in the garden, by the well".
+func tileText(t Tile, n Names) string {
+	s := t.Terrain
+	if t.Color != "" {
+		s = t.Color + " " + s
+	}
+	if t.Zone != "" {
+		s += " in the " + t.Zone
+	}
+	if t.Object != "" {
+		name := map[string]string{"source": n.Source, "basket": n.Basket, "bell": n.Bell, "well": n.Well, "bin": n.Bin}[t.Object]
+		if t.ObjectColor != "" {
+			name = t.ObjectColor + " " + name
+		}
+		s += ", at the " + name
+	}
+	return s
 }

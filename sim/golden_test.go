@@ -1,0 +1,107 @@
+package sim_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ instead of comparing with them")
+
+// golden compares got with testdata/name, or rewrites the file under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./sim -run %s -update writes it)", err, t.Name())
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	line := 0
+	for line < len(gl) && line < len(wl) && gl[line] == wl[line] {
+		line++
+	}
+	at := func(ls []string) string {
+		if line < len(ls) {
+			return ls[line]
+		}
+		return "(end of file)"
+	}
+	t.Errorf("%s differs from the output at line %d:\n got: %s\nwant: %s\n(if the change is intended: go test ./sim -run %s -update, and review the diff)",
+		path, line+1, at(gl), at(wl), t.Name())
+}
+
+// TestGoldenText pins the text form of first observations: the prompt a
+// language model sees. The files are <name>.expected.txt.
+func TestGoldenText(t *testing.T) {
+	tests := []struct {
+		name  string
+		visit string
+	}{
+		{name: "orchard-observe", visit: "orchard/place.color=blue/observe/s17"},
+		{name: "market-told", visit: "market/order.bow=market/told/s3"},
+		{name: "park-control", visit: "park/none/control/s5"},
+		{name: "harbor-solo", visit: "harbor/social.greet=elder/solo/s8"},
+		{name: "library-peers", visit: "library/disposal.at=bin/peers/s2"},
+		{name: "harbor-told", visit: "harbor/resource.carry=1/told/s11"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, obs, err := sim.NewEnv(tc.visit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".expected.txt", []byte(obs.Text()))
+		})
+	}
+}
+
+// TestGoldenHashes pins greedy's trajectory hash on ten visits: any change
+// to a trajectory shows here (and needs a sim.Version bump).
+func TestGoldenHashes(t *testing.T) {
+	visits := []string{
+		"orchard/place.color=blue/observe/s17",
+		"market/place.terrain=stone/peers/s101",
+		"park/resource.color=red/solo/s102",
+		"harbor/resource.carry=2/told/s103",
+		"library/time.pick=noon/observe/s104",
+		"orchard/order.bell=market/peers/s105",
+		"market/social.avoid=green/solo/s106",
+		"park/direction.path=east/observe/s107",
+		"harbor/disposal.at=plaza/told/s108",
+		"library/none/control/s109",
+	}
+	got := map[string]string{}
+	for _, id := range visits {
+		p, err := agents.New("greedy", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := agents.Run(id, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[id] = env.Hash()
+	}
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "hashes.expected.json", append(b, '\n'))
+}

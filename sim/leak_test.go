@@ -1,0 +1,252 @@
+package sim_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/sim"
+)
+
+// No leak (DESIGN.md): no field of an observation is computed from the
+// norm, except the statement under told. With one seed, two norms of a
+// family give identical observations until some agent's behaviour differs.
+
+// needle is a string that must not appear in an observation.
+type needle struct {
+	what string // for the error message
+	text string // as it would appear in the text form
+	json []byte // as it would appear in the JSON form
+}
+
+func newNeedle(what, s string) needle {
+	b, _ := json.Marshal(s)
+	return needle{what: what, text: s, json: b[1 : len(b)-1]}
+}
+
+// normNeedles returns the strings that would give norm n away: its id,
+// its rule and its statement.
+func normNeedles(n norms.Norm) []needle {
+	return []needle{
+		newNeedle("norm id", n.ID),
+		newNeedle("rule of "+n.ID, n.Rule.String()),
+		newNeedle("statement of "+n.ID, n.Statement),
+	}
+}
+
+var catalogNeedles = sync.OnceValue(func() []needle {
+	var out []needle
+	for _, n := range norms.Default().Norms() {
+		out = append(out, normNeedles(n)...)
+	}
+	return out
+})
+
+// noNormProblem checks that observation o of visit v, whose JSON and
+// text are js and text, names neither the visit nor the visit's norm nor,
+// when all is set, any norm of the catalog. Under told the statement is in
+// Told and on the line "Community rule: …" of the text, and nowhere else.
+func noNormProblem(v sim.VisitID, o *sim.Observation, all bool, js []byte, text string) error {
+	needles := []needle{newNeedle("visit id", v.String())}
+	if all {
+		needles = append(needles, catalogNeedles()...)
+	} else if v.Norm != norms.NoNorm {
+		n, err := norms.Default().Lookup(v.Norm)
+		if err != nil {
+			return err
+		}
+		needles = append(needles, normNeedles(n)...)
+	}
+	if o.Told != "" {
+		line := "Community rule: " + o.Told + "\n"
+		if !strings.Contains(text, line) {
+			return fmt.Errorf("told observation's text lacks %q:\n%s", line, text)
+		}
+		field := append(append([]byte(`"told":"`), newNeedle("", o.Told).json...), '"', ',')
+		if !bytes.Contains(js, field) {
+			return fmt.Errorf("told observation's JSON lacks %s:\n%s", field, js)
+		}
+		text = strings.Replace(text, line, "", 1)
+		js = bytes.Replace(js, field, nil, 1)
+	}
+	for _, n := range needles {
+		if bytes.Contains(js, n.json) {
+			return fmt.Errorf("observation JSON contains the %s %q:\n%s", n.what, n.text, js)
+		}
+		if strings.Contains(text, n.text) {
+			return fmt.Errorf("observation text contains the %s %q:\n%s", n.what, n.text, text)
+		}
+	}
+	return nil
+}
+
+// noNormIn is noNormProblem for an observation not yet encoded.
+func noNormIn(t testing.TB, v sim.VisitID, o *sim.Observation, all bool) error {
+	return noNormProblem(v, o, all, mustJSON(t, o), o.Text())
+}
+
+// TestObservationHidesTheNorm checks the first observation of every norm
+// under every condition against every norm of the catalog.
+func TestObservationHidesTheNorm(t *testing.T) {
+	worlds := sim.WorldNames()
+	for ni, n := range norms.Default().Norms() {
+		for ci, c := range []string{sim.Observe, sim.Peers, sim.Solo, sim.Told} {
+			v := sim.VisitID{World: worlds[(ni+ci)%len(worlds)], Norm: n.ID, Condition: c, Seed: 70 + ni}
+			t.Run(v.String(), func(t *testing.T) {
+				_, obs, err := sim.NewEnv(v.String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := noNormIn(t, v, obs, true); err != nil {
+					t.Error(err)
+				}
+				if c == sim.Told {
+					if got, want := obs.Told, n.Statement; got != want {
+						t.Errorf("told = %q, want %q", got, want)
+					}
+				} else if obs.Told != "" {
+					t.Errorf("told = %q under %s, want none", obs.Told, c)
+				}
+			})
+		}
+	}
+}
+
+// stripped returns o without what may legitimately differ between norms
+// while every agent acts alike: sanction events (a member's reaction) and
+// events of an earlier day.
+func stripped(o *sim.Observation) *sim.Observation {
+	c := *o
+	c.Events = []sim.Event{}
+	for _, ev := range o.Events {
+		if ev.Kind != "sanction" && ev.Day == o.Day {
+			c.Events = append(c.Events, ev)
+		}
+	}
+	return &c
+}
+
+func sameLastActions(a, b *sim.Observation) bool {
+	if len(a.Frame.Agents) != len(b.Frame.Agents) {
+		return false
+	}
+	for k := range a.Frame.Agents {
+		if a.Frame.Agents[k].LastAction != b.Frame.Agents[k].LastAction {
+			return false
+		}
+	}
+	return true
+}
+
+// leakPair plays visits a and b (two norms, one world, condition and
+// seed) with the same newcomer actions, greedy's on a. While every agent's
+// actions agree since the day began, the observations must be identical
+// apart from sanctions. It returns how many steps were compared of how
+// many were played.
+func leakPair(t *testing.T, a, b sim.VisitID) (compared, played int) {
+	t.Helper()
+	envA, oa, err := sim.NewEnv(a.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	envB, ob, err := sim.NewEnv(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ja, jb := mustJSON(t, oa), mustJSON(t, ob); !bytes.Equal(ja, jb) {
+		t.Fatalf("reset observations differ as JSON:\n%s\n%s", ja, jb)
+	}
+	if ta, tb := oa.Text(), ob.Text(); ta != tb {
+		t.Fatalf("reset observations differ as text:\n%s\n%s", ta, tb)
+	}
+	p := newPolicy(t, "greedy", a.String())
+	same := true
+	for !envA.Over() && !envB.Over() {
+		act := p.Act(oa)
+		ra, err := envA.Step(act)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := envB.Step(act)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oa, ob = ra.Observation, rb.Observation
+		played++
+		for _, x := range []struct {
+			v sim.VisitID
+			o *sim.Observation
+		}{{a, oa}, {b, ob}} {
+			if err := noNormIn(t, x.v, x.o, played%10 == 0); err != nil {
+				t.Fatalf("step %d: %v", played, err)
+			}
+		}
+		if oa.Day != ob.Day || ra.Done() != rb.Done() {
+			break // the days ended apart: behaviour differed
+		}
+		if ra.DayOver && !ra.Done() {
+			same = true // a new layout, new routines
+		}
+		if same = same && sameLastActions(oa, ob); !same {
+			continue
+		}
+		compared++
+		sa, sb := stripped(oa), stripped(ob)
+		if ja, jb := mustJSON(t, sa), mustJSON(t, sb); !bytes.Equal(ja, jb) {
+			t.Fatalf("step %d: every agent acted alike, but the observations differ as JSON:\n%s\n%s", played, ja, jb)
+		}
+		if ta, tb := sa.Text(), sb.Text(); ta != tb {
+			t.Fatalf("step %d: every agent acted alike, but the observations differ as text:\n%s\n%s", played, ta, tb)
+		}
+	}
+	return compared, played
+}
+
+func TestNoLeak(t *testing.T) {
+	cat := norms.Default()
+	worlds := sim.WorldNames()
+	conds := []string{sim.Observe, sim.Peers, sim.Solo}
+	var (
+		mu                 sync.Mutex
+		compared, played   int
+		soloPairs, pairsAt int
+	)
+	t.Run("pairs", func(t *testing.T) {
+		for fi, fam := range cat.Families() {
+			ns := cat.Family(fam)
+			for rep := range 3 {
+				ia := (fi + rep) % len(ns)
+				ib := (ia + 1 + (fi+rep)%(len(ns)-1)) % len(ns) // never ia
+				c := conds[(fi+rep)%len(conds)]
+				w := worlds[(3*fi+rep)%len(worlds)]
+				seed := 600 + 10*fi + rep
+				a := sim.VisitID{World: w, Norm: ns[ia].ID, Condition: c, Seed: seed}
+				b := sim.VisitID{World: w, Norm: ns[ib].ID, Condition: c, Seed: seed}
+				t.Run(fmt.Sprintf("%s~%s", a, ns[ib].ID), func(t *testing.T) {
+					t.Parallel()
+					n, of := leakPair(t, a, b)
+					if c == sim.Solo && n != of {
+						// Under solo members only wait: every step compares.
+						t.Errorf("compared %d of %d steps under solo, want all", n, of)
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					compared += n
+					played += of
+					pairsAt++
+					if c == sim.Solo {
+						soloPairs++
+					}
+				})
+			}
+		}
+	})
+	t.Logf("%d pairs (%d under solo): %d of %d steps compared", pairsAt, soloPairs, compared, played)
+	if played > 0 && compared*4 < played {
+		t.Errorf("only %d of %d steps compared: the test checks too little", compared, played)
+	}
+}
