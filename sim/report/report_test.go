@@ -1,0 +1,76 @@
+package report_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
+)
+
+func TestWilson(t *testing.T) {
+	tests := []struct {
+		name         string
+		k, n         int
+		rate, lo, hi float64
+	}{
+		{"none", 0, 0, 0, 0, 1},
+		{"zero of ten", 0, 10, 0, 0, 0.2775},
+		{"half", 50, 100, 0.5, 0.4038, 0.5962},
+		{"all of twenty", 20, 20, 1, 0.8389, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := report.Wilson(tt.k, tt.n)
+			for _, c := range []struct {
+				what      string
+				got, want float64
+			}{{"rate", r.Rate, tt.rate}, {"lo", r.Lo, tt.lo}, {"hi", r.Hi, tt.hi}} {
+				if math.Abs(c.got-c.want) > 1e-4 {
+					t.Errorf("Wilson(%d, %d) %s = %v, want %v", tt.k, tt.n, c.what, c.got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func rec(agent, cond, family string, joint bool) sim.Record {
+	return sim.Record{Agent: agent, Condition: cond, Family: family, World: "park",
+		Scores: sim.Scores{Joint: joint, Task: true, Compliance: joint, Violations: []int{1, 0}}}
+}
+
+func TestSummarizeGroupsAndGap(t *testing.T) {
+	recs := []sim.Record{
+		rec("observer", sim.Observe, "place", true), rec("observer", sim.Observe, "time", true),
+		rec("observer", sim.Solo, "place", false), rec("observer", sim.Solo, "time", true),
+		rec("greedy", sim.Solo, "place", false),
+	}
+	sums := report.Summarize(recs)
+	if got, want := len(sums), 2; got != want {
+		t.Fatalf("%d summaries, want %d", got, want)
+	}
+	o := sums[0]
+	if got, want := o.Agent, "observer"; got != want {
+		t.Errorf("first agent = %q, want %q (first seen)", got, want)
+	}
+	if got, want := o.Joint.K, 3; got != want {
+		t.Errorf("joint k = %d, want %d", got, want)
+	}
+	if o.Gap == nil || *o.Gap != 0.5 {
+		t.Errorf("gap = %v, want 0.5 (1.0 observe − 0.5 solo)", o.Gap)
+	}
+	if got, want := o.ByFamily["place"].Joint.K, 1; got != want {
+		t.Errorf("place joint k = %d, want %d", got, want)
+	}
+	if sums[1].Gap != nil {
+		t.Errorf("greedy has no observe visits but a gap %v", *sums[1].Gap)
+	}
+	var md strings.Builder
+	if err := report.Markdown(&md, sums); err != nil || !strings.Contains(md.String(), "| observer | observe | 2 |") {
+		t.Errorf("markdown lacks the observer×observe row:\n%s", md.String())
+	}
+	if svg := report.JointByConditionSVG(sums); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "observer") {
+		t.Errorf("SVG lacks the agents")
+	}
+}
