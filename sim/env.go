@@ -267,8 +267,8 @@ func (e *Env) act(i int, a Action) {
 	f := e.frame
 	tr := f.Preview(i, f.Agents[i].Pos, a)
 	violated := false
-	for _, r := range e.rules {
-		violated, e.hist[i] = Judge(f, r, tr, e.hist[i])
+	for k := range e.rules {
+		violated, e.hist[i] = judge(f, &e.rules[k], &tr, e.hist[i])
 	}
 	f.Apply(tr)
 	if i == 0 && !tr.OK {

@@ -141,9 +141,8 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 	ag := &f.Agents[i]
 	tr := Transition{Agent: i, Action: a, From: from, To: from, Phase: f.Phase, Receiver: -1,
 		CarryBefore: ag.Carrying(), CarryAfter: ag.Carrying()}
-	tr.FromTile = *f.At(from)
-	tr.ToTile = tr.FromTile
-	t := tr.FromTile
+	t := f.At(from)
+	tr.FromTile = *t
 	switch a.Verb {
 	case North, South, East, West:
 		dx, dy := delta(a.Verb)
@@ -152,12 +151,14 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 			tr.Reason = "the edge of the map is that way"
 			return tr
 		}
-		nt := *f.At(to)
+		nt := f.At(to)
 		if !nt.Walkable() {
 			tr.Reason = "you cannot walk onto " + nt.Terrain
+			tr.ToTile = *t
 			return tr
 		}
-		tr.OK, tr.Moved, tr.To, tr.ToTile = true, true, to, nt
+		tr.OK, tr.Moved, tr.To, tr.ToTile = true, true, to, *nt
+		return tr
 	case Wait, Bow:
 		tr.OK = true
 	case Pick:
@@ -216,6 +217,7 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 	default:
 		tr.Reason = "unknown action " + a.Verb
 	}
+	tr.ToTile = *t
 	return tr
 }
 

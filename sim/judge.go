@@ -19,26 +19,31 @@ type Hist struct {
 // it), violates rule r for an actor whose history is h, and returns the
 // actor's next history. It is a pure function: it changes nothing.
 func Judge(f *Frame, r norms.Rule, tr Transition, h Hist) (bool, Hist) {
+	return judge(f, &r, &tr, h)
+}
+
+// judge is Judge without copying its arguments, for the hot paths.
+func judge(f *Frame, r *norms.Rule, tr *Transition, h Hist) (bool, Hist) {
 	switch r.Deontic {
 	case norms.Forbid:
-		return Matches(f, r.Event, tr), h
+		return matches(f, &r.Event, tr), h
 	case norms.Require:
 		if r.When == "after" {
 			violated := false
 			if h.Owe {
-				violated = !Matches(f, r.Act, tr)
+				violated = !matches(f, &r.Act, tr)
 				h.Owe = false
 			}
-			if Matches(f, r.Event, tr) {
+			if matches(f, &r.Event, tr) {
 				h.Owe = true
 			}
 			return violated, h
 		}
-		if Matches(f, r.Act, tr) {
+		if matches(f, &r.Act, tr) {
 			h.Since = true
 		}
 		violated := false
-		if Matches(f, r.Event, tr) {
+		if matches(f, &r.Event, tr) {
 			violated = !h.Since
 			h.Since = false
 		}
@@ -50,6 +55,10 @@ func Judge(f *Frame, r norms.Rule, tr Transition, h Hist) (bool, Hist) {
 // Matches reports whether transition tr is an instance of event ev.
 // Impossible actions are instances of nothing.
 func Matches(f *Frame, ev norms.Event, tr Transition) bool {
+	return matches(f, &ev, &tr)
+}
+
+func matches(f *Frame, ev *norms.Event, tr *Transition) bool {
 	if !tr.OK {
 		return false
 	}
@@ -88,7 +97,8 @@ func Matches(f *Frame, ev norms.Event, tr Transition) bool {
 		if !tr.Moved {
 			return false
 		}
-		for j, other := range f.Agents {
+		for j := range f.Agents {
+			other := &f.Agents[j]
 			if j == tr.Agent || !near(tr.To, other.Pos) {
 				continue
 			}
@@ -114,7 +124,7 @@ func Matches(f *Frame, ev norms.Event, tr Transition) bool {
 	return quals(ev.Quals, ev.Verb, tr, f)
 }
 
-func valueOr(ev norms.Event, k, def string) string {
+func valueOr(ev *norms.Event, k, def string) string {
 	if v, ok := ev.Value(k); ok {
 		return v
 	}
@@ -123,7 +133,7 @@ func valueOr(ev norms.Event, k, def string) string {
 
 func near(a, b Pos) bool { return chebyshev(a, b) <= 1 }
 
-func agentQuals(qs []norms.Qual, a Agent) bool {
+func agentQuals(qs []norms.Qual, a *Agent) bool {
 	for _, q := range qs {
 		switch q.Key {
 		case "role":
@@ -142,7 +152,7 @@ func agentQuals(qs []norms.Qual, a Agent) bool {
 }
 
 // quals reports whether every qualifier holds for tr.
-func quals(qs []norms.Qual, verb string, tr Transition, f *Frame) bool {
+func quals(qs []norms.Qual, verb string, tr *Transition, f *Frame) bool {
 	for _, q := range qs {
 		v, ok := attr(verb, q.Key, tr)
 		if !ok || v != q.Value {
@@ -153,11 +163,11 @@ func quals(qs []norms.Qual, verb string, tr Transition, f *Frame) bool {
 }
 
 // attr returns the value a transition has for a qualifier key, judged for verb.
-func attr(verb, key string, tr Transition) (string, bool) {
+func attr(verb, key string, tr *Transition) (string, bool) {
 	// The tile that matters: the one entered for moves, the one stood on otherwise.
-	tile := tr.FromTile
+	tile := &tr.FromTile
 	if verb == "step" || verb == "enter" {
-		tile = tr.ToTile
+		tile = &tr.ToTile
 	}
 	switch key {
 	case "phase":

@@ -114,7 +114,7 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 			nh := cur.h
 			bad := false
 			for r := 0; r < nr && !bad; r++ {
-				bad, nh[r] = Judge(f, rules[r], tr, nh[r])
+				bad, nh[r] = judge(f, &rules[r], &tr, nh[r])
 			}
 			if bad {
 				continue
@@ -157,7 +157,7 @@ func goalHere(f *Frame, i int, g Goal, p Pos, rules []norms.Rule, h []Hist) (rea
 		tr.Phase = ph
 		bad := false
 		for r := range rules {
-			if v, _ := Judge(f, rules[r], tr, h[r]); v {
+			if v, _ := judge(f, &rules[r], &tr, h[r]); v {
 				bad = true
 				break
 			}
