@@ -149,6 +149,7 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 		to := Pos{from.X + dx, from.Y + dy}
 		if !f.In(to) {
 			tr.Reason = "the edge of the map is that way"
+			tr.ToTile = *t
 			return tr
 		}
 		nt := f.At(to)
