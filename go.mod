@@ -3,6 +3,7 @@ module github.com/normgym/normgym
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.2.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/chromedp/chromedp v0.23.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect

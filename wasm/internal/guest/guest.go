@@ -1,0 +1,409 @@
+// Package guest implements sim.wasm's ABI (wasm/ABI.md) as plain Go: each
+// method takes a request's bytes and returns its JSON response. The wasm
+// entry point (wasm/module) only moves bytes between linear memory and
+// these methods, so the same code can be tested natively.
+//
+// A method never panics and never fails: every problem, including a panic
+// inside the simulation, becomes an error response {"error":"..."}. The
+// guest reads no clock and no randomness; its only state is the table of
+// open environments.
+package guest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/wasm/internal/wire"
+)
+
+// Guest holds the open environments of one module instance. It is not
+// safe for concurrent use (a wasm instance is single-threaded anyway).
+type Guest struct {
+	envs map[int]*sim.Env
+	next int
+}
+
+// New returns a guest with no open environment.
+func New() *Guest { return &Guest{envs: map[int]*sim.Env{}, next: 1} }
+
+// Open reports how many environments are open.
+func (g *Guest) Open() int { return len(g.envs) }
+
+// errorf makes the guest's own errors.
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("simwasm: "+format, args...)
+}
+
+// respond runs f and encodes its result, or the error or panic, as JSON.
+func respond(f func() (any, error)) (out []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = encodeError(fmt.Errorf("internal: %v", p))
+		}
+	}()
+	v, err := f()
+	if err != nil {
+		return encodeError(err)
+	}
+	if enc, ok := v.(encoded); ok {
+		return enc
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return encodeError(fmt.Errorf("internal: encoding the response: %v", err))
+	}
+	return b
+}
+
+// encoded is a response already in JSON.
+type encoded []byte
+
+// withObservation encodes a response that holds observation o.
+func withObservation(v any, o *sim.Observation) (any, error) {
+	b, err := marshalObservation(v, o)
+	if err != nil {
+		return nil, fmt.Errorf("internal: encoding the response: %v", err)
+	}
+	return encoded(b), nil
+}
+
+func encodeError(err error) []byte {
+	b, mErr := json.Marshal(wire.Error{Error: err.Error()})
+	if mErr != nil {
+		return []byte(`{"error":"internal: unencodable error"}`)
+	}
+	return b
+}
+
+// decode reads exactly one JSON value from in into v. With strict set,
+// unknown fields are an error (requests are small and a typo such as
+// "handel" should not pass as handle 0).
+func decode(in []byte, v any, strict bool) error {
+	if len(bytes.TrimSpace(in)) == 0 {
+		return errorf("bad request: empty input (want a JSON object)")
+	}
+	d := json.NewDecoder(bytes.NewReader(in))
+	if strict {
+		d.DisallowUnknownFields()
+	}
+	if err := d.Decode(v); err != nil {
+		return errorf("bad request: %v", err)
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return errorf("bad request: data after the JSON object")
+	}
+	return nil
+}
+
+func (g *Guest) env(h int) (*sim.Env, error) {
+	e, ok := g.envs[h]
+	if !ok {
+		return nil, errorf("unknown handle %d (closed, never opened, or opened by another instance)", h)
+	}
+	return e, nil
+}
+
+// Info describes the module: ABI, versions, suites, worlds and baselines.
+func (g *Guest) Info() []byte {
+	return respond(func() (any, error) {
+		info := wire.Info{ABI: wire.ABI, SimVersion: sim.Version, CatalogVersion: norms.Default().Version(),
+			Worlds: sim.Worlds(), Agents: agents.Names()}
+		for _, s := range sim.Suites() {
+			info.Suites = append(info.Suites, wire.SuiteInfo{Name: s.Name, Version: s.Version, Visits: len(s.Visits)})
+		}
+		return info, nil
+	})
+}
+
+// Norms returns the catalog as a JSON array of norms.
+func (g *Guest) Norms() []byte {
+	return respond(func() (any, error) { return norms.Default().Norms(), nil })
+}
+
+// Suites returns the named suite, or every suite, with their visits.
+func (g *Guest) Suites(in []byte) []byte {
+	return respond(func() (any, error) {
+		var req wire.SuitesRequest
+		if err := decode(in, &req, true); err != nil {
+			return nil, err
+		}
+		if req.Name == "" {
+			return wire.SuitesResponse{Suites: sim.Suites()}, nil
+		}
+		s, err := sim.LookupSuite(req.Name)
+		if err != nil {
+			return nil, err
+		}
+		return wire.SuitesResponse{Suites: []sim.Suite{s}}, nil
+	})
+}
+
+// Reset starts a visit and opens a handle for it.
+func (g *Guest) Reset(in []byte) []byte {
+	return respond(func() (any, error) {
+		var req wire.ResetRequest
+		if err := decode(in, &req, true); err != nil {
+			return nil, err
+		}
+		if len(g.envs) >= wire.MaxHandles {
+			return nil, errorf("too many open environments (%d): close some", wire.MaxHandles)
+		}
+		e, obs, err := sim.NewEnv(req.Visit)
+		if err != nil {
+			return nil, err
+		}
+		h := g.next
+		for g.envs[h] != nil || h <= 0 {
+			h++
+			if h <= 0 || h > 1<<30 {
+				h = 1
+			}
+		}
+		g.envs[h] = e
+		g.next = h + 1
+		return withObservation(wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()}, obs)
+	})
+}
+
+// Close forgets an environment.
+func (g *Guest) Close(in []byte) []byte {
+	return respond(func() (any, error) {
+		var req wire.HandleRequest
+		if err := decode(in, &req, true); err != nil {
+			return nil, err
+		}
+		if _, err := g.env(req.Handle); err != nil {
+			return nil, err
+		}
+		delete(g.envs, req.Handle)
+		return wire.Closed{Closed: true}, nil
+	})
+}
+
+// Step makes the newcomer of an open environment act.
+func (g *Guest) Step(in []byte) []byte {
+	return respond(func() (any, error) {
+		var req wire.StepRequest
+		if err := decode(in, &req, true); err != nil {
+			return nil, err
+		}
+		e, err := g.env(req.Handle)
+		if err != nil {
+			return nil, err
+		}
+		a, err := sim.ParseAction(req.Action)
+		if err != nil {
+			return nil, err
+		}
+		res, err := e.Step(a)
+		if err != nil {
+			return nil, err
+		}
+		return withObservation(wire.StepResponse{Observation: res.Observation, Text: res.Observation.Text(), Events: res.Events,
+			Terminated: res.Terminated, Truncated: res.Truncated, DayOver: res.DayOver}, res.Observation)
+	})
+}
+
+// Observe returns an open environment's current observation.
+func (g *Guest) Observe(in []byte) []byte {
+	return respond(func() (any, error) {
+		e, err := g.handle(in)
+		if err != nil {
+			return nil, err
+		}
+		o := e.Observe()
+		return withObservation(wire.ObserveResponse{Observation: o, Text: o.Text()}, o)
+	})
+}
+
+// Score returns an open environment's scores and trajectory hash so far.
+func (g *Guest) Score(in []byte) []byte {
+	return respond(func() (any, error) {
+		e, err := g.handle(in)
+		if err != nil {
+			return nil, err
+		}
+		return wire.ScoreResponse{Scores: e.Scores(), Hash: e.Hash(), Over: e.Over()}, nil
+	})
+}
+
+// Probe returns an open environment's probe; control visits have none.
+func (g *Guest) Probe(in []byte) []byte {
+	return respond(func() (any, error) {
+		e, err := g.handle(in)
+		if err != nil {
+			return nil, err
+		}
+		p := e.Probe()
+		if p == nil {
+			return nil, errorf("control visits have no probe")
+		}
+		return wire.ProbeResponse{Question: p.Question, Options: p.Options}, nil
+	})
+}
+
+// Answer records the newcomer's probe answer.
+func (g *Guest) Answer(in []byte) []byte {
+	return respond(func() (any, error) {
+		var req wire.AnswerRequest
+		if err := decode(in, &req, true); err != nil {
+			return nil, err
+		}
+		e, err := g.env(req.Handle)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := e.Answer(req.Answer)
+		if err != nil {
+			return nil, err
+		}
+		return wire.AnswerResponse{Correct: ok}, nil
+	})
+}
+
+// Record returns an open environment's record so far.
+func (g *Guest) Record(in []byte) []byte {
+	return respond(func() (any, error) {
+		var req wire.RecordRequest
+		if err := decode(in, &req, true); err != nil {
+			return nil, err
+		}
+		e, err := g.env(req.Handle)
+		if err != nil {
+			return nil, err
+		}
+		return e.Record(req.Agent, req.Client), nil
+	})
+}
+
+func (g *Guest) handle(in []byte) (*sim.Env, error) {
+	var req wire.HandleRequest
+	if err := decode(in, &req, true); err != nil {
+		return nil, err
+	}
+	return g.env(req.Handle)
+}
+
+// Run plays whole visits with a built-in baseline and returns their
+// records (client "baseline"). It opens no handle.
+func (g *Guest) Run(in []byte) []byte {
+	return respond(func() (any, error) {
+		var req wire.RunRequest
+		if err := decode(in, &req, true); err != nil {
+			return nil, err
+		}
+		switch {
+		case req.Visit != "" && req.Visits != nil:
+			return nil, errorf("bad request: give either visit or visits, not both")
+		case req.Visit != "":
+			return runOne(req.Visit, req.Agent)
+		case req.Visits == nil:
+			return nil, errorf("bad request: give visit or visits")
+		case len(req.Visits) > wire.MaxBatch:
+			return nil, errorf("bad request: %d visits in one run, more than %d", len(req.Visits), wire.MaxBatch)
+		}
+		resp := wire.RunBatchResponse{Records: make([]sim.Record, 0, len(req.Visits))}
+		for _, v := range req.Visits {
+			r, err := runOne(v, req.Agent)
+			if err != nil {
+				return nil, err
+			}
+			resp.Records = append(resp.Records, r)
+		}
+		return resp, nil
+	})
+}
+
+func runOne(visit, agent string) (sim.Record, error) {
+	p, err := agents.New(agent, visit)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	e, err := agents.Run(visit, p)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	return e.Record(agent, "baseline"), nil
+}
+
+// Replay recomputes a submitted record and compares it with the original.
+func (g *Guest) Replay(in []byte) []byte {
+	return respond(func() (any, error) {
+		var rec sim.Record
+		// Records are a growing format: fields this module does not know
+		// are ignored, not refused.
+		if err := decode(in, &rec, false); err != nil {
+			return nil, err
+		}
+		return Replay(rec)
+	})
+}
+
+// Replay recomputes rec with sim.Replay and lists the fields of rec that
+// disagree with the recomputed record, in Record field order: "world",
+// "norm", "family", "condition", "actions", "events" (only when rec has
+// events), "scores.<field>", "probe", "probe.correct", "probe.confidence"
+// (outside [0, 1]), "hash", "sim_version", "catalog_version". The
+// recomputed record takes agent, client, the probe confidence, suite,
+// suite version and extra from rec: nothing can check them.
+func Replay(rec sim.Record) (wire.ReplayResponse, error) {
+	e, err := sim.Replay(rec)
+	if err != nil {
+		return wire.ReplayResponse{}, err
+	}
+	out := e.Record(rec.Agent, rec.Client)
+	if rec.Probe != nil && out.Probe != nil {
+		out.Probe.Confidence = rec.Probe.Confidence
+	}
+	out.Suite, out.SuiteVersion, out.Extra = rec.Suite, rec.SuiteVersion, rec.Extra
+	diffs := Diff(rec, out)
+	return wire.ReplayResponse{Record: out, Match: len(diffs) == 0, Diffs: diffs}, nil
+}
+
+// Diff lists the verifiable fields where got (submitted) differs from want
+// (recomputed); see Replay.
+func Diff(got, want sim.Record) []string {
+	diffs := []string{}
+	add := func(differ bool, name string) {
+		if differ {
+			diffs = append(diffs, name)
+		}
+	}
+	add(got.World != want.World, "world")
+	add(got.Norm != want.Norm, "norm")
+	add(got.Family != want.Family, "family")
+	add(got.Condition != want.Condition, "condition")
+	add(!slices.Equal(got.Actions, want.Actions), "actions")
+	add(got.Events != nil && !slices.Equal(got.Events, want.Events), "events")
+	gs, ws := got.Scores, want.Scores
+	add(gs.Task != ws.Task, "scores.task")
+	add(gs.Compliance != ws.Compliance, "scores.compliance")
+	add(gs.Joint != ws.Joint, "scores.joint")
+	add(gs.PracticeTask != ws.PracticeTask, "scores.practice_task")
+	add(!slices.Equal(gs.Violations, ws.Violations), "scores.violations")
+	add(!slices.Equal(gs.Sanctions, ws.Sanctions), "scores.sanctions")
+	add(!slices.Equal(gs.Steps, ws.Steps), "scores.steps")
+	add(gs.SanctionsReceived != ws.SanctionsReceived, "scores.sanctions_received")
+	add(gs.Repeats != ws.Repeats, "scores.repeats")
+	switch {
+	case (got.Probe == nil) != (want.Probe == nil):
+		add(true, "probe")
+	case got.Probe != nil:
+		add(got.Probe.Answer != want.Probe.Answer, "probe.answer")
+		add(got.Probe.Correct != want.Probe.Correct, "probe.correct")
+		if c := got.Probe.Confidence; c != nil {
+			add(!(*c >= 0 && *c <= 1), "probe.confidence")
+		}
+	}
+	add(got.Hash != want.Hash, "hash")
+	add(got.SimVersion != want.SimVersion, "sim_version")
+	add(got.Catalog != want.Catalog, "catalog_version")
+	return diffs
+}
