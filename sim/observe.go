@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -61,6 +62,7 @@ func (e *Env) Observe() *Observation {
 // this text.
 func (o *Observation) Text() string {
 	var b strings.Builder
+	b.Grow(2400)
 	f := &o.Frame
 	n := o.Names
 	kind := "test day"
@@ -77,7 +79,8 @@ func (o *Observation) Text() string {
 		me.Pos.X, me.Pos.Y, tileText(*f.At(me.Pos), n), carryText(me, n), me.Delivered, o.Task.Goods)
 	b.WriteString("\nMap (x grows east, y grows south):\n   ")
 	for x := 0; x < f.Width; x++ {
-		fmt.Fprintf(&b, " %2d", x)
+		b.WriteByte(' ')
+		pad2(&b, x)
 	}
 	b.WriteByte('\n')
 	cells := make([][2]byte, len(f.Tiles))
@@ -93,7 +96,8 @@ func (o *Observation) Text() string {
 		}
 	}
 	for y := 0; y < f.Height; y++ {
-		fmt.Fprintf(&b, "%2d ", y)
+		pad2(&b, y)
+		b.WriteByte(' ')
 		for x := 0; x < f.Width; x++ {
 			c := cells[y*f.Width+x]
 			b.WriteByte(' ')
@@ -252,4 +256,13 @@ func tileText(t Tile, n Names) string {
 		s += ", at the " + name
 	}
 	return s
+}
+
+// pad2 writes n right-aligned in two columns (fmt's %2d, without fmt:
+// Text runs every step, and fmt is slow under WebAssembly).
+func pad2(b *strings.Builder, n int) {
+	if n < 10 {
+		b.WriteByte(' ')
+	}
+	b.WriteString(strconv.Itoa(n))
 }
