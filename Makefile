@@ -26,11 +26,14 @@ test: deps wasm $$(TEST_DEPS) ## install what the tests need, build sim.wasm, ru
 
 bench: deps wasm ## benchmarks that print figures (per step, per visit, per suite)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -benchmem ./sim/... ./wasm/...
+	$(GO) test -run '^$$' -bench Eval -benchtime 1x ./serve/cli/
 
 fuzz: ## run each fuzz target briefly
 	$(GO) test -run '^$$' -fuzz FuzzParse$$ -fuzztime 20s ./norms/
 	$(GO) test -run '^$$' -fuzz FuzzParseAction -fuzztime 20s ./sim/
 	$(GO) test -run '^$$' -fuzz FuzzParseVisitID -fuzztime 20s ./sim/
+	$(GO) test -run '^$$' -fuzz FuzzExtractAction -fuzztime 20s ./serve/llm/
+	$(GO) test -run '^$$' -fuzz FuzzABI -fuzztime 20s ./wasm/host/
 
 check: wasm ## gofmt, vet, tidy and cross-builds; fails on a dirty tree
 	@test -z "$$(gofmt -l sim norms wasm serve web 2>/dev/null)" || (gofmt -l sim norms wasm serve web; echo "gofmt needed"; exit 1)

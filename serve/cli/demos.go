@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
+)
+
+func init() {
+	commands["demos"] = command{"write a baseline's visits as chat-format JSON Lines for fine-tuning", cmdDemos}
+}
+
+// demo is one line of demos' output: a whole visit as one conversation.
+type demo struct {
+	Messages []llm.Message `json:"messages"`
+}
+
+func cmdDemos(e *env) error {
+	fs := e.flags("demos", "--agent A --suite S [--out F.jsonl] [--prompt V]",
+		"Writes a baseline's visits as chat-format JSON Lines for fine-tuning: one line per visit, in suite\n"+
+			"order, {\"messages\": [...]} with the system prompt a model gets under --prompt, then each step's\n"+
+			"observation text (the user turn) and \"ACTION: <action>\" (the assistant turn), and at the end the\n"+
+			"probe and \"ANSWER: <k>\". Visits run in the native Go core. A conversation holds the whole visit;\n"+
+			"eval sends at most --context-budget characters of it (see serve/llm/PROMPTS.md).\n"+
+			"Agents: "+strings.Join(agents.Names(), ", ")+" (observer and oracle are the useful teachers).")
+	agent := fs.String("agent", "observer", "baseline whose visits to write")
+	suiteName := fs.String("suite", "train", "suite to run (see normgym suites)")
+	out := fs.String("out", "", "write to this file instead of standard output")
+	prompt := fs.String("prompt", string(llm.Plain), "prompt variant: plain or norm-aware (reflect needs the model's own notes)")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "visits run at once")
+	limit := fs.Int("limit", 0, "write only the first N visits of the suite (0: all)")
+	pos, err := e.parse(fs)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError("demos takes no arguments, got %q", pos[0])
+	}
+	if _, err := agentNames(*agent); err != nil || strings.Contains(*agent, ",") || *agent == "all" {
+		return usageError("demos needs one baseline, one of %s", strings.Join(agents.Names(), ", "))
+	}
+	variant, err := llm.ParseVariant(*prompt)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if variant == llm.Reflect {
+		return usageError("demos cannot use the reflect prompt: its notes are the model's own (use plain or norm-aware)")
+	}
+	if *parallel < 1 {
+		return usageError("--parallel must be at least 1")
+	}
+	suite, err := sim.LookupSuite(*suiteName)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	visits := suite.Visits
+	if *limit > 0 && *limit < len(visits) {
+		visits = visits[:*limit]
+	}
+	w := e.stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	n, err := writeDemos(e.ctx, bw, visits, *agent, variant, *parallel)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		fmt.Fprintf(e.stderr, "normgym: wrote %d conversations (%s, %s prompt) to %s\n", n, *agent, variant, *out)
+	}
+	return nil
+}
+
+// writeDemos plays visits on parallel workers and writes their demos in
+// the order of visits.
+func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string, v llm.Variant, parallel int) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines := make([][]byte, len(visits))
+	ready := make([]bool, len(visits))
+	var (
+		mu       sync.Mutex
+		next     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	ch := make(chan int)
+	for k := 0; k < min(parallel, len(visits)); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ch {
+				msgs, err := demoConversation(visits[i], agent, v)
+				var b []byte
+				if err == nil {
+					b, err = json.Marshal(demo{msgs})
+				}
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s: %w", visits[i], err)
+						cancel()
+					}
+					mu.Unlock()
+					continue
+				}
+				lines[i], ready[i] = append(b, '\n'), true
+				for next < len(visits) && ready[next] && firstErr == nil {
+					if _, err := w.Write(lines[next]); err != nil {
+						firstErr = err
+						cancel()
+					}
+					lines[next] = nil
+					next++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range visits {
+		select {
+		case ch <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return next, firstErr
+	}
+	return next, ctx.Err()
+}
+
+// demoConversation plays a visit with a baseline (exactly as agents.Run
+// does) and returns the conversation a model would have had: the system
+// prompt of v, each observation text and "ACTION: <action>", then the
+// probe and "ANSWER: <k>".
+func demoConversation(visit, agent string, v llm.Variant) ([]llm.Message, error) {
+	p, err := agents.New(agent, visit)
+	if err != nil {
+		return nil, err
+	}
+	env, obs, err := sim.NewEnv(visit)
+	if err != nil {
+		return nil, err
+	}
+	conv := llm.NewConversation(v, 0)
+	for !env.Over() {
+		text := obs.Text()
+		a := p.Act(obs)
+		res, err := env.Step(a)
+		if err != nil {
+			return nil, err
+		}
+		conv.Ask(text)
+		conv.Reply("ACTION: " + a.String())
+		obs = res.Observation
+	}
+	if pr := env.Probe(); pr != nil {
+		conv.Ask(llm.ProbePrompt(obs.Text(), pr))
+		conv.Reply(fmt.Sprintf("ANSWER: %d", p.Answer(pr)+1))
+	}
+	return conv.Transcript(), nil
+}

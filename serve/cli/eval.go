@@ -1,0 +1,725 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
+	"github.com/normgym/normgym/wasm/host"
+)
+
+func init() {
+	commands["eval"] = command{"run a language model (any OpenAI-compatible endpoint) over a suite", cmdEval}
+}
+
+// maxParallel bounds --parallel: the wasm engine holds at most 256 open
+// visits per instance.
+const maxParallel = 256
+
+func cmdEval(e *env) error {
+	fs := e.flags("eval", "--model NAME --base-url URL --suite S [flags]",
+		"Runs a language model as the newcomer over a suite, one chat request per step, through any\n"+
+			"OpenAI-compatible chat-completions endpoint (\"<base-url>/chat/completions\"). Steps run in the\n"+
+			"sim.wasm module (or the native core with --native). The prompts, history policy and reply format\n"+
+			"are documented in serve/llm/PROMPTS.md. The API key is read from the environment variable named by\n"+
+			"--api-key-env, never from a flag.\n\n"+
+			"Records (one per finished visit, in the format of normgym run) go to --out as each visit finishes.\n"+
+			"Re-running with the same --out skips the visits already there and runs the rest; with the request\n"+
+			"cache on, re-asked requests cost nothing.")
+	model := fs.String("model", "", "model name sent to the endpoint; also the records' agent name (required)")
+	baseURL := fs.String("base-url", "", "endpoint base URL, e.g. http://localhost:8000/v1 or https://api.openai.com/v1 (required)")
+	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (unset or empty: no key is sent)")
+	suiteName := fs.String("suite", "mini", "suite to run (see normgym suites)")
+	prompt := fs.String("prompt", string(llm.Plain), "prompt variant: plain, norm-aware or reflect")
+	parallel := fs.Int("parallel", 8, "visits run at once")
+	out := fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	submit := fs.String("submit", "", "after the run, submit the records to the NormGym server at this URL")
+	limit := fs.Int("limit", 0, "run only the first N visits of the suite (0: all)")
+	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
+	maxTokens := fs.Int("max-tokens", 1024, "max_tokens per reply (0: not sent)")
+	temperature := fs.Float64("temperature", 0, "sampling temperature (negative: not sent, the endpoint's default)")
+	timeout := fs.Duration("timeout", 2*time.Minute, "time limit of each HTTP request")
+	retries := fs.Int("retries", 6, "retries of a request after 429, 5xx, network errors, timeouts or malformed answers")
+	backoff := fs.Duration("backoff", time.Second, "first retry delay; doubles each retry (max 60s), with jitter; Retry-After overrides it")
+	cacheDir := fs.String("cache", "", "request cache directory (default: <user cache dir>/normgym/llm; \"off\" disables it)")
+	budget := fs.Int("context-budget", 32000, "characters of message content per request; the oldest turns are dropped beyond it (0: no limit)")
+	pos, err := e.parse(fs)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usageError("eval takes no arguments, got %q", pos[0])
+	case *model == "":
+		return usageError("eval needs --model")
+	case *baseURL == "":
+		return usageError("eval needs --base-url, as in http://localhost:8000/v1")
+	case *parallel < 1 || *parallel > maxParallel:
+		return usageError("--parallel must be 1 to %d", maxParallel)
+	case *keyEnv == "":
+		return usageError("--api-key-env must name an environment variable")
+	case *budget < 0 || *maxTokens < 0 || *retries < 0 || *timeout <= 0:
+		return usageError("--context-budget, --max-tokens and --retries must not be negative, --timeout must be positive")
+	}
+	variant, err := llm.ParseVariant(*prompt)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	suite, err := sim.LookupSuite(*suiteName)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	visits := suite.Visits
+	if *limit > 0 && *limit < len(visits) {
+		visits = visits[:*limit]
+	}
+	var cache *llm.Cache
+	if *cacheDir != "off" {
+		dir := *cacheDir
+		if dir == "" {
+			if dir, err = llm.DefaultCacheDir(); err != nil {
+				return err
+			}
+		}
+		if cache, err = llm.OpenCache(dir); err != nil {
+			return err
+		}
+	}
+	key := os.Getenv(*keyEnv)
+	client, err := llm.New(*baseURL, llm.Options{APIKey: key, Timeout: *timeout, Retries: *retries,
+		BaseDelay: *backoff, Cache: cache, MaxConns: *parallel})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	defer client.CloseIdle()
+	var temp *float64
+	if *temperature >= 0 {
+		temp = temperature
+	}
+	ev := &evaluator{client: client, model: *model, variant: variant, budget: *budget,
+		temperature: temp, maxTokens: *maxTokens, suite: suite}
+
+	// Resume: the visits of this model already in --out are done.
+	var (
+		have  []sim.Record
+		outF  *os.File
+		prior int
+	)
+	if *out != "" {
+		if have, err = loadResults(*out, e); err != nil {
+			return err
+		}
+		if outF, err = os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+			return err
+		}
+		defer outF.Close()
+	}
+	want := make(map[string]bool, len(visits))
+	for _, v := range visits {
+		want[v] = true
+	}
+	done := map[string]bool{}
+	var recs []sim.Record
+	for _, r := range have {
+		if r.Agent != *model || r.Client != "model" || !want[r.Visit] || done[r.Visit] {
+			continue
+		}
+		if x, ok := readExtra(r); ok && x.Prompt != string(variant) {
+			return usageError("%s already holds %s's visit %s under prompt %q, not %q: use another --out",
+				*out, *model, r.Visit, x.Prompt, variant)
+		}
+		done[r.Visit] = true
+		recs = append(recs, r)
+	}
+	prior = len(recs)
+	var todo []string
+	for _, v := range visits {
+		if !done[v] {
+			todo = append(todo, v)
+		}
+	}
+	if key == "" {
+		fmt.Fprintf(e.stderr, "normgym: $%s is empty or unset: no API key is sent\n", *keyEnv)
+	}
+	if prior > 0 {
+		fmt.Fprintf(e.stderr, "normgym: %d of %d visits already in %s; running the other %d\n", prior, len(visits), *out, len(todo))
+	}
+
+	simSHA := "native"
+	if len(todo) > 0 {
+		eng, err := openEngine(e.ctx, *native, false)
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
+		if ev.steps, err = stepEngineFor(eng); err != nil {
+			return err
+		}
+		simSHA = eng.SHA256()
+	}
+	var mu sync.Mutex
+	prog := newProgress(e.stderr, len(todo))
+	n, err := ev.runVisits(e.ctx, todo, *parallel, func(r sim.Record) error {
+		mu.Lock()
+		defer mu.Unlock()
+		recs = append(recs, r)
+		prog.add(r.Scores.Joint)
+		if outF == nil {
+			return nil
+		}
+		return writeRecord(outF, r) // one write per line: a kill leaves at most a torn last line
+	})
+	prog.finish()
+	if err != nil {
+		hint := ""
+		if *out != "" {
+			hint = fmt.Sprintf("; the %d finished visits are in %s: re-run the same command to continue", prior+n, *out)
+		}
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("interrupted after %d of %d visits%s: %w", prior+n, len(visits), hint, e.ctx.Err())
+		}
+		return fmt.Errorf("%w%s", err, hint)
+	}
+	if len(recs) > 0 && recs[len(recs)-1].SimSHA256 != "" {
+		simSHA = recs[len(recs)-1].SimSHA256
+	}
+	sum := summarizeEval(recs, *model, client.Host(), variant, prior)
+	if *submit != "" {
+		st, err := submitRecords(e.ctx, *submit, recs, "model:"+*model)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "normgym: submitted %d records to %s (%d new, %d already stored)\n", st.Stored+st.Duplicates, *submit, st.Stored, st.Duplicates)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, sum)
+	}
+	fmt.Fprintf(e.stdout, "suite %s@%s · %d visits · sim %s · model %s at %s · prompt %s\n\n",
+		suite.Name, suite.Version, len(visits), short(simSHA), *model, client.Host(), variant)
+	if err := report.Table(e.stdout, []report.Summary{sum.Summary}); err != nil {
+		return err
+	}
+	s := sum.Eval
+	fmt.Fprintf(e.stdout, "\nformat errors: %d of %d steps (%.2f%%) · probe unanswered: %d of %d\n",
+		s.FormatErrors, s.Steps, 100*s.FormatErrorRate, s.ProbeUnanswered, s.ProbeAsked)
+	fmt.Fprintf(e.stdout, "requests: %d (%d from cache, %d retries) · tokens: %d prompt + %d completion · mean latency %.0f ms\n",
+		s.Usage.Requests, s.Usage.Cached, s.Usage.Retries, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.MeanLatencyMS)
+	return nil
+}
+
+// evaluator plays visits with a model.
+type evaluator struct {
+	client      *llm.Client
+	steps       stepEngine
+	model       string
+	variant     llm.Variant
+	budget      int
+	temperature *float64
+	maxTokens   int
+	suite       sim.Suite
+}
+
+// runVisits plays visits on parallel workers and hands each finished
+// record to emit (called from the workers, one at a time per worker). The
+// first error stops the others; visits in flight are then lost, not
+// emitted. It returns how many records were emitted.
+func (ev *evaluator) runVisits(ctx context.Context, visits []string, parallel int, emit func(sim.Record) error) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		n        int
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	ch := make(chan string)
+	for w := 0; w < min(parallel, len(visits)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range ch {
+				r, err := ev.runVisit(ctx, id)
+				if err != nil {
+					if ctx.Err() == nil {
+						fail(fmt.Errorf("%s: %w", id, err))
+					}
+					continue
+				}
+				if err := emit(r); err != nil {
+					fail(err)
+					continue
+				}
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, v := range visits {
+		select {
+		case ch <- v:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return n, firstErr
+	}
+	return n, ctx.Err()
+}
+
+// stepLog is one request of a visit in a record's extra.step_log.
+type stepLog struct {
+	// Kind is "" for an action, "notes" or "probe".
+	Kind        string  `json:"kind,omitempty"`
+	In          int     `json:"in"`  // prompt tokens
+	Out         int     `json:"out"` // completion tokens
+	MS          float64 `json:"ms"`  // latency, retries included
+	Cached      bool    `json:"cached,omitempty"`
+	Retries     int     `json:"retries,omitempty"`
+	FormatError bool    `json:"format_error,omitempty"`
+}
+
+// usageTotals sums a visit's (or a run's) requests.
+type usageTotals struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	TotalTokens      int     `json:"total_tokens"`
+	Requests         int     `json:"requests"`
+	Cached           int     `json:"cached"`
+	Retries          int     `json:"retries"`
+	LatencyMS        float64 `json:"latency_ms"`
+}
+
+func (u *usageTotals) add(v usageTotals) {
+	u.PromptTokens += v.PromptTokens
+	u.CompletionTokens += v.CompletionTokens
+	u.TotalTokens += v.TotalTokens
+	u.Requests += v.Requests
+	u.Cached += v.Cached
+	u.Retries += v.Retries
+	u.LatencyMS = roundMS(u.LatencyMS + v.LatencyMS)
+}
+
+// roundMS rounds milliseconds to the microsecond.
+func roundMS(ms float64) float64 { return math.Round(ms*1000) / 1000 }
+
+// evalExtra is what eval puts in a record's Extra.
+type evalExtra struct {
+	Model         string `json:"model"`
+	Endpoint      string `json:"endpoint"` // host[:port] only
+	Prompt        string `json:"prompt"`
+	PromptVersion string `json:"prompt_version"`
+	History       struct {
+		Policy       string `json:"policy"`
+		BudgetChars  int    `json:"budget_chars"`
+		DroppedTurns int    `json:"dropped_turns"`
+	} `json:"history"`
+	Sampling struct {
+		Temperature *float64 `json:"temperature"` // null: the endpoint's default
+		MaxTokens   int      `json:"max_tokens"`  // 0: not sent
+	} `json:"sampling"`
+	Usage            usageTotals `json:"usage"`
+	FormatErrors     int         `json:"format_errors"`
+	ProbeFormatError bool        `json:"probe_format_error,omitempty"`
+	// FormatErrorReplies are the first replies that broke the format, cut.
+	FormatErrorReplies []string  `json:"format_error_replies,omitempty"`
+	Notes              []string  `json:"notes,omitempty"`
+	StepLog            []stepLog `json:"step_log"`
+	// RunID is the idempotency key used if the record is submitted.
+	RunID string `json:"run_id"`
+}
+
+const (
+	keptBadReplies   = 5
+	keptBadReplySize = 500
+)
+
+func (x *evalExtra) add(kind string, r llm.Reply) {
+	l := stepLog{Kind: kind, In: r.Usage.PromptTokens, Out: r.Usage.CompletionTokens,
+		MS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached, Retries: max(r.Attempts-1, 0)}
+	x.StepLog = append(x.StepLog, l)
+	u := &x.Usage
+	u.PromptTokens += r.Usage.PromptTokens
+	u.CompletionTokens += r.Usage.CompletionTokens
+	u.TotalTokens += r.Usage.TotalTokens
+	u.Requests++
+	u.Retries += l.Retries
+	u.LatencyMS = roundMS(u.LatencyMS + l.MS)
+	if r.Cached {
+		u.Cached++
+	}
+}
+
+func (x *evalExtra) formatError(reply string) {
+	x.FormatErrors++
+	x.StepLog[len(x.StepLog)-1].FormatError = true
+	if len(x.FormatErrorReplies) < keptBadReplies {
+		if len(reply) > keptBadReplySize {
+			reply = strings.ToValidUTF8(reply[:keptBadReplySize], "") + "…"
+		}
+		x.FormatErrorReplies = append(x.FormatErrorReplies, reply)
+	}
+}
+
+// readExtra decodes eval's extra from a record.
+func readExtra(r sim.Record) (evalExtra, bool) {
+	var x evalExtra
+	if r.Extra == nil {
+		return x, false
+	}
+	b, err := json.Marshal(r.Extra)
+	if err != nil || json.Unmarshal(b, &x) != nil || x.Prompt == "" {
+		return x, false
+	}
+	return x, true
+}
+
+// runVisit plays one visit: one request per step with the observation
+// text as the user turn, notes at the end of each practice day under
+// reflect, and the probe at the end.
+func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error) {
+	v, obs, text, err := ev.steps.start(ctx, id)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	defer v.close()
+	conv := llm.NewConversation(ev.variant, ev.budget)
+	x := &evalExtra{Model: ev.model, Endpoint: ev.client.Host(), Prompt: string(ev.variant), PromptVersion: llm.PromptVersion}
+	x.History.Policy, x.History.BudgetChars = llm.HistoryPolicy(ev.variant, ev.budget), ev.budget
+	x.Sampling.Temperature, x.Sampling.MaxTokens = ev.temperature, ev.maxTokens
+	x.StepLog = make([]stepLog, 0, sim.PracticeSteps+sim.TestSteps+2)
+	ask := func(kind, user string) (string, error) {
+		r, err := ev.client.Chat(ctx, llm.Request{Model: ev.model, Messages: conv.Ask(user),
+			Temperature: ev.temperature, MaxTokens: ev.maxTokens})
+		if err != nil {
+			return "", err
+		}
+		conv.Reply(r.Content)
+		x.add(kind, r)
+		return r.Content, nil
+	}
+	for !obs.Done {
+		reply, err := ask("", text)
+		if err != nil {
+			return sim.Record{}, fmt.Errorf("day %d step %d: %w", obs.Day, obs.Frame.Step, err)
+		}
+		a, perr := llm.ExtractAction(reply)
+		if perr != nil {
+			a = sim.Action{Verb: sim.Wait}
+			x.formatError(reply)
+		}
+		res, err := v.step(ctx, a.String())
+		if err != nil {
+			return sim.Record{}, err
+		}
+		if res.dayOver && !res.done && ev.variant == llm.Reflect {
+			notes, err := ask("notes", llm.NotesPrompt(obs.Day, obs.Days, res.events))
+			if err != nil {
+				return sim.Record{}, fmt.Errorf("notes after day %d: %w", obs.Day, err)
+			}
+			conv.EndDay(notes)
+		}
+		obs, text = res.obs, res.text
+	}
+	p, err := v.probe(ctx)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	if p != nil {
+		reply, err := ask("probe", llm.ProbePrompt(text, p))
+		if err != nil {
+			return sim.Record{}, fmt.Errorf("probe: %w", err)
+		}
+		if k, perr := llm.ExtractAnswer(reply, len(p.Options)); perr != nil {
+			x.ProbeFormatError = true
+			x.StepLog[len(x.StepLog)-1].FormatError = true
+		} else if err := v.answer(ctx, k); err != nil {
+			return sim.Record{}, err
+		}
+	}
+	rec, err := v.record(ctx, ev.model)
+	if err != nil {
+		return sim.Record{}, err
+	}
+	rec.Suite, rec.SuiteVersion = ev.suite.Name, ev.suite.Version
+	x.Notes, x.History.DroppedTurns = conv.Notes(), conv.Dropped()
+	x.RunID = newRunID()
+	if rec.Extra, err = toMap(x); err != nil {
+		return sim.Record{}, err
+	}
+	return rec, nil
+}
+
+// newRunID returns a random submission id (see api.Submission).
+func newRunID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func toMap(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, json.Unmarshal(b, &m)
+}
+
+// evalSummary is eval's summary: report's, plus the model's run figures.
+type evalSummary struct {
+	report.Summary
+	Eval evalStats `json:"eval"`
+}
+
+type evalStats struct {
+	Model    string `json:"model"`
+	Endpoint string `json:"endpoint"`
+	Prompt   string `json:"prompt"`
+	// Steps counts actions; FormatErrors those played as wait because the
+	// reply had no valid ACTION line.
+	Steps           int         `json:"steps"`
+	FormatErrors    int         `json:"format_errors"`
+	FormatErrorRate float64     `json:"format_error_rate"`
+	ProbeAsked      int         `json:"probe_asked"`
+	ProbeUnanswered int         `json:"probe_unanswered"`
+	Usage           usageTotals `json:"usage"`
+	// MeanLatencyMS is over requests not answered from the cache.
+	MeanLatencyMS float64 `json:"mean_latency_ms"`
+	// Resumed counts visits taken from --out rather than run.
+	Resumed int `json:"resumed"`
+}
+
+func summarizeEval(recs []sim.Record, model, endpoint string, v llm.Variant, resumed int) evalSummary {
+	s := evalStats{Model: model, Endpoint: endpoint, Prompt: string(v), Resumed: resumed}
+	for _, r := range recs {
+		s.Steps += len(r.Actions)
+		x, ok := readExtra(r)
+		if !ok {
+			continue
+		}
+		s.FormatErrors += x.FormatErrors
+		s.Usage.add(x.Usage)
+		if r.Probe != nil || x.ProbeFormatError {
+			s.ProbeAsked++
+		}
+		if x.ProbeFormatError {
+			s.ProbeUnanswered++
+		}
+	}
+	if s.Steps > 0 {
+		s.FormatErrorRate = float64(s.FormatErrors) / float64(s.Steps)
+	}
+	if n := s.Usage.Requests - s.Usage.Cached; n > 0 {
+		s.MeanLatencyMS = s.Usage.LatencyMS / float64(n)
+	}
+	sum := report.SummarizeAgent(model, recs)
+	return evalSummary{Summary: sum, Eval: s}
+}
+
+// stepEngine starts visits that a model plays step by step.
+type stepEngine interface {
+	start(ctx context.Context, visit string) (stepVisit, *sim.Observation, string, error)
+}
+
+// stepVisit is a visit in progress in either engine.
+type stepVisit interface {
+	step(ctx context.Context, action string) (stepResult, error)
+	// probe returns nil for a control visit.
+	probe(ctx context.Context) (*sim.Probe, error)
+	answer(ctx context.Context, k int) error
+	record(ctx context.Context, agent string) (sim.Record, error)
+	close()
+}
+
+type stepResult struct {
+	obs           *sim.Observation
+	text          string
+	events        []sim.Event
+	dayOver, done bool
+}
+
+func stepEngineFor(eng engine) (stepEngine, error) {
+	switch e := eng.(type) {
+	case nativeEngine:
+		return nativeSteps{}, nil
+	case *wasmEngine:
+		return wasmSteps{e.rt}, nil
+	}
+	return nil, fmt.Errorf("eval: engine %T cannot run visits step by step", eng)
+}
+
+type nativeSteps struct{}
+
+func (nativeSteps) start(_ context.Context, id string) (stepVisit, *sim.Observation, string, error) {
+	env, obs, err := sim.NewEnv(id)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return nativeVisit{env}, obs, obs.Text(), nil
+}
+
+type nativeVisit struct{ env *sim.Env }
+
+func (v nativeVisit) step(_ context.Context, action string) (stepResult, error) {
+	a, err := sim.ParseAction(action)
+	if err != nil {
+		return stepResult{}, err
+	}
+	res, err := v.env.Step(a)
+	if err != nil {
+		return stepResult{}, err
+	}
+	return stepResult{res.Observation, res.Observation.Text(), res.Events, res.DayOver, res.Done()}, nil
+}
+
+func (v nativeVisit) probe(context.Context) (*sim.Probe, error) { return v.env.Probe(), nil }
+
+func (v nativeVisit) answer(_ context.Context, k int) error {
+	_, err := v.env.Answer(k)
+	return err
+}
+
+func (v nativeVisit) record(_ context.Context, agent string) (sim.Record, error) {
+	r := v.env.Record(agent, "model")
+	r.SimSHA256 = "native"
+	return r, nil
+}
+
+func (nativeVisit) close() {}
+
+type wasmSteps struct{ rt *host.Runtime }
+
+func (w wasmSteps) start(ctx context.Context, id string) (stepVisit, *sim.Observation, string, error) {
+	vid, err := sim.ParseVisitID(id)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	v, obs, text, err := w.rt.Reset(ctx, id)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return &wasmVisit{v: v, control: vid.Condition == sim.Control}, obs, text, nil
+}
+
+type wasmVisit struct {
+	v       *host.Visit
+	control bool
+}
+
+func (w *wasmVisit) step(ctx context.Context, action string) (stepResult, error) {
+	res, err := w.v.Step(ctx, action)
+	if err != nil {
+		return stepResult{}, err
+	}
+	return stepResult{res.Observation, res.Text, res.Events, res.DayOver, res.Done()}, nil
+}
+
+func (w *wasmVisit) probe(ctx context.Context) (*sim.Probe, error) {
+	if w.control {
+		return nil, nil
+	}
+	return w.v.Probe(ctx)
+}
+
+func (w *wasmVisit) answer(ctx context.Context, k int) error {
+	_, err := w.v.Answer(ctx, k)
+	return err
+}
+
+func (w *wasmVisit) record(ctx context.Context, agent string) (sim.Record, error) {
+	return w.v.Record(ctx, agent, "model")
+}
+
+func (w *wasmVisit) close() { w.v.Close(context.Background()) }
+
+// loadResults reads the records in an --out file that may have been cut
+// short by a killed run. A last line that is not a whole record is
+// dropped (with a note on stderr) and the file rewritten without it; a bad
+// line elsewhere is an error. A missing file holds no records.
+func loadResults(path string, e *env) ([]sim.Record, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	var (
+		recs    []sim.Record
+		keep    []string
+		rewrite bool
+	)
+	for i, line := range lines {
+		text := strings.TrimSpace(line)
+		if text == "" {
+			continue
+		}
+		rec, err := decodeRecord([]byte(text))
+		if err != nil {
+			if !strings.HasSuffix(line, "\n") { // only the last line can lack one
+				fmt.Fprintf(e.stderr, "normgym: %s:%d: dropping an unfinished last line (from an interrupted run)\n", path, i+1)
+				rewrite = true
+				continue
+			}
+			return nil, fmt.Errorf("%s:%d: not a NormGym record: %v (fix the file or use another --out)", path, i+1, err)
+		}
+		if !strings.HasSuffix(line, "\n") {
+			rewrite = true
+		}
+		recs = append(recs, rec)
+		keep = append(keep, text+"\n")
+	}
+	if rewrite {
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(strings.Join(keep, "")), 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+// decodeRecord reads one record strictly, as readRecords does.
+func decodeRecord(b []byte) (sim.Record, error) {
+	var rec sim.Record
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return rec, err
+	}
+	if dec.More() {
+		return rec, errors.New("more than one JSON value on the line")
+	}
+	if rec.Visit == "" || rec.Agent == "" {
+		return rec, errors.New("record lacks a visit or agent")
+	}
+	return rec, nil
+}

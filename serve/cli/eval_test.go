@@ -1,0 +1,906 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/wasm/simwasm"
+)
+
+// fakeLLM is a local OpenAI-compatible endpoint (loopback only). It checks
+// each request's shape — POST /v1/chat/completions, the bearer key, a JSON
+// body with model and well-formed messages — and answers from a scripted
+// policy unless fault handles the call first.
+type fakeLLM struct {
+	t     testing.TB
+	srv   *httptest.Server
+	key   string
+	model string
+	// latency delays every answer (ended early if the client gives up).
+	latency time.Duration
+	// record keeps every decoded request in arrival order.
+	record bool
+	// fault, if set, may answer call n (1-based) itself and return true.
+	fault func(n int, w http.ResponseWriter, r *http.Request) bool
+	// onCall runs at the start of each call.
+	onCall func(n int)
+	// policy returns the reply to a well-formed request (default scripted).
+	policy func(req llm.Request) string
+	// light skips checking and decoding requests (for benchmarks: the
+	// endpoint's own cost is not the harness's) and replies with actions
+	// in rotation.
+	light bool
+
+	calls   atomic.Int64
+	answers atomic.Int64 // well-formed requests answered
+	mu      sync.Mutex
+	reqs    []llm.Request
+}
+
+func newFakeLLM(t testing.TB, key, model string) *fakeLLM {
+	f := &fakeLLM{t: t, key: key, model: model, record: true}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// baseURL is what --base-url gets.
+func (f *fakeLLM) baseURL() string { return f.srv.URL + "/v1" }
+
+func (f *fakeLLM) requests() []llm.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]llm.Request(nil), f.reqs...)
+}
+
+func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
+	n := int(f.calls.Add(1))
+	if f.onCall != nil {
+		f.onCall(n)
+	}
+	if f.fault != nil && f.fault(n, w, r) {
+		return
+	}
+	if f.light {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return // the client hung up
+		}
+		if f.latency > 0 {
+			select {
+			case <-time.After(f.latency):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		f.answers.Add(1)
+		writeCompletion(w, "ACTION: "+scriptVerbs[n%len(scriptVerbs)], 1000)
+		return
+	}
+	bad := func(format string, a ...any) {
+		f.t.Errorf("fake endpoint: call %d: "+format, append([]any{n}, a...)...)
+		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		bad("%s %s, want POST /v1/chat/completions", r.Method, r.URL.Path)
+		return
+	}
+	if got, want := r.Header.Get("Authorization"), "Bearer "+f.key; f.key != "" && got != want {
+		bad("Authorization header %q, want the bearer key", got)
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		bad("Content-Type %q", ct)
+		return
+	}
+	var req llm.Request
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		bad("body: %v", err)
+		return
+	}
+	if req.Model != f.model {
+		bad("model %q, want %q", req.Model, f.model)
+		return
+	}
+	if err := checkMessages(req.Messages); err != nil {
+		bad("%v", err)
+		return
+	}
+	if f.record {
+		f.mu.Lock()
+		f.reqs = append(f.reqs, req)
+		f.mu.Unlock()
+	}
+	if f.latency > 0 {
+		select {
+		case <-time.After(f.latency):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	content := scriptedReply(req)
+	if f.policy != nil {
+		content = f.policy(req)
+	}
+	f.answers.Add(1)
+	writeCompletion(w, content, len(req.Messages[len(req.Messages)-1].Content)/4)
+}
+
+// checkMessages wants a system prompt, then user and assistant turns
+// alternating, ending with a user turn.
+func checkMessages(ms []llm.Message) error {
+	if len(ms) < 2 || ms[0].Role != "system" {
+		return fmt.Errorf("messages must start with the system prompt and hold a user turn (%d messages)", len(ms))
+	}
+	for i, m := range ms[1:] {
+		want := "user"
+		if i%2 == 1 {
+			want = "assistant"
+		}
+		if m.Role != want {
+			return fmt.Errorf("message %d has role %q, want %q", i+1, m.Role, want)
+		}
+	}
+	if ms[len(ms)-1].Role != "user" {
+		return fmt.Errorf("the last message is not a user turn")
+	}
+	return nil
+}
+
+func writeCompletion(w http.ResponseWriter, content string, promptTokens int) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "model": "fake",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]int{"prompt_tokens": promptTokens, "completion_tokens": 7, "total_tokens": promptTokens + 7},
+	})
+}
+
+var scriptVerbs = []string{sim.North, sim.South, sim.East, sim.West, sim.Wait, sim.Pick, sim.Drop, sim.Use, sim.Bow}
+
+// scriptedReply answers the probe with option 2, a notes request with a
+// fixed note, and an observation with an action chosen by a hash of it
+// (so that replies are a pure function of the request).
+func scriptedReply(req llm.Request) string {
+	last := req.Messages[len(req.Messages)-1].Content
+	switch {
+	case strings.Contains(last, "\nANSWER: <1-"):
+		return "The elder frowned at the flower beds.\nANSWER: 2"
+	case strings.Contains(last, "Write notes for yourself"):
+		return "NOTES: keep off the coloured band; watch the elder."
+	}
+	h := fnv.New32a()
+	h.Write([]byte(last))
+	return "Let me think about where to go.\n**ACTION: " + scriptVerbs[h.Sum32()%uint32(len(scriptVerbs))] + "**"
+}
+
+// evalCLI runs the command in-process under ctx.
+func evalCLI(ctx context.Context, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(ctx, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// nativeTexts replays a record's actions natively and returns the text
+// observation before each action, and the last one.
+func nativeTexts(t testing.TB, rec sim.Record) ([]string, string, *sim.Env) {
+	t.Helper()
+	env, obs, err := sim.NewEnv(rec.Visit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, s := range rec.Actions {
+		texts = append(texts, obs.Text())
+		a, err := sim.ParseAction(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := env.Step(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = res.Observation
+	}
+	return texts, obs.Text(), env
+}
+
+const testKey = "sk-normgym-TEST-key-7f3a9c"
+
+// setKey puts the test key in the environment variable eval reads.
+func setKey(t *testing.T) {
+	t.Setenv("NORMGYM_TEST_KEY", testKey)
+}
+
+// evalArgs are the flags every eval test passes, plus extra.
+func evalArgs(f *fakeLLM, dir string, extra ...string) []string {
+	return append([]string{"eval", "--model", f.model, "--base-url", f.baseURL(), "--api-key-env", "NORMGYM_TEST_KEY",
+		"--suite", "mini", "--backoff", "1ms", "--cache", filepath.Join(dir, "cache")}, extra...)
+}
+
+// readOut reads an --out file strictly.
+func readOut(t *testing.T, path string) []sim.Record {
+	t.Helper()
+	recs, err := readRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// noKey fails if the API key appears in any of the strings or in any file under dirs.
+func noKey(t *testing.T, texts []string, paths ...string) {
+	t.Helper()
+	for i, s := range texts {
+		if strings.Contains(s, testKey) {
+			t.Errorf("output %d contains the API key", i)
+		}
+	}
+	for _, root := range paths {
+		filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if bytes.Contains(b, []byte(testKey)) {
+				t.Errorf("%s contains the API key", p)
+			}
+			return nil
+		})
+	}
+}
+
+// checkPrompts checks that the requests of one visit (in order) sent the
+// system prompt, each step's observation text as the last user turn, and
+// the probe at the end.
+func checkPrompts(t *testing.T, reqs []llm.Request, rec sim.Record, v llm.Variant) {
+	t.Helper()
+	texts, last, env := nativeTexts(t, rec)
+	steps := 0
+	for _, r := range reqs {
+		user := r.Messages[len(r.Messages)-1].Content
+		if strings.HasPrefix(user, "Day 1 of 2 is over.") {
+			continue // notes under reflect, checked elsewhere
+		}
+		if steps < len(texts) {
+			if user != texts[steps] {
+				t.Fatalf("request for action %d: user turn differs from the sim's text observation:\n got %q\nwant %q", steps+1, user, texts[steps])
+			}
+			if v != llm.Reflect || steps == 0 {
+				if got, want := r.Messages[0].Content, llm.SystemPrompt(v, nil); got != want {
+					t.Fatalf("request %d: system prompt differs:\n got %q\nwant %q", steps+1, got, want)
+				}
+			}
+			steps++
+			continue
+		}
+		p := env.Probe()
+		if p == nil {
+			t.Fatalf("a request after the last action of a control visit")
+		}
+		if got, want := user, llm.ProbePrompt(last, p); got != want {
+			t.Fatalf("probe request:\n got %q\nwant %q", got, want)
+		}
+		steps++
+	}
+	want := len(texts)
+	if env.Probe() != nil {
+		want++
+	}
+	if steps != want {
+		t.Fatalf("%d step and probe requests, want %d", steps, want)
+	}
+}
+
+func TestEvalFullVisit(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "fake-model-1")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	code, stdout, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--parallel", "1", "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	recs := readOut(t, out)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	r := recs[0]
+	suite, _ := sim.LookupSuite("mini")
+	if r.Visit != suite.Visits[0] || r.Client != "model" || r.Agent != "fake-model-1" || r.Suite != "mini" || r.SimSHA256 != "native" {
+		t.Errorf("record header: visit %s client %s agent %s suite %s sim %s", r.Visit, r.Client, r.Agent, r.Suite, r.SimSHA256)
+	}
+	if r.Probe == nil || r.Probe.Answer != 1 {
+		t.Errorf("probe = %+v, want answer 1 (the script says ANSWER: 2)", r.Probe)
+	}
+	reqs := f.requests()
+	checkPrompts(t, reqs, r, llm.Plain)
+	x, ok := readExtra(r)
+	if !ok {
+		t.Fatalf("record extra unreadable: %v", r.Extra)
+	}
+	u, _ := url.Parse(f.srv.URL)
+	if x.Model != "fake-model-1" || x.Endpoint != u.Host || x.Prompt != "plain" || x.PromptVersion != llm.PromptVersion {
+		t.Errorf("extra: model %q endpoint %q prompt %q version %q", x.Model, x.Endpoint, x.Prompt, x.PromptVersion)
+	}
+	if got, want := x.Usage.Requests, len(reqs); got != want {
+		t.Errorf("usage.requests = %d, want %d", got, want)
+	}
+	if got, want := len(x.StepLog), len(reqs); got != want {
+		t.Errorf("%d step_log entries, want %d", got, want)
+	}
+	if x.Usage.PromptTokens == 0 || x.Usage.CompletionTokens != 7*len(reqs) || x.FormatErrors != 0 {
+		t.Errorf("usage %+v, format errors %d", x.Usage, x.FormatErrors)
+	}
+	if x.Sampling.Temperature == nil || *x.Sampling.Temperature != 0 || x.Sampling.MaxTokens != 1024 || x.History.BudgetChars != 32000 {
+		t.Errorf("sampling %+v history %+v", x.Sampling, x.History)
+	}
+	if !strings.Contains(stdout, "format errors: 0 of") || !strings.Contains(stdout, "fake-model-1") {
+		t.Errorf("summary lacks the model or format errors:\n%s", stdout)
+	}
+	noKey(t, []string{stdout, stderr, fmt.Sprint(r.Extra)}, out, filepath.Join(dir, "cache"))
+	// The records work with replay and report unchanged.
+	if code, _, stderr := runCLI(t, "", "replay", "--native", out); code != 0 {
+		t.Errorf("replay: exit %d, %s", code, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "", "report", out); code != 0 || !strings.Contains(stdout, "fake-model-1") {
+		t.Errorf("report: exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
+func TestEvalJSONSummary(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	dir := t.TempDir()
+	code, stdout, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "2", "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s evalSummary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("not a summary: %v\n%s", err, stdout)
+	}
+	if s.Agent != "m" || s.Visits != 2 || s.Eval.Usage.Requests != int(f.answers.Load()) || s.Eval.Steps == 0 || s.Eval.ProbeAsked != 2 {
+		t.Errorf("summary: agent %q visits %d eval %+v (endpoint answered %d)", s.Agent, s.Visits, s.Eval, f.answers.Load())
+	}
+}
+
+func TestEvalReflect(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--parallel", "1", "--prompt", "reflect", "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r := readOut(t, out)[0]
+	reqs := f.requests()
+	checkPrompts(t, reqs, r, llm.Reflect)
+	practice := r.Scores.Steps[0]
+	notesReq := reqs[practice]
+	if !strings.HasPrefix(notesReq.Messages[len(notesReq.Messages)-1].Content, "Day 1 of 2 is over.") {
+		t.Fatalf("request %d is not the notes request", practice+1)
+	}
+	next := reqs[practice+1]
+	const note = "keep off the coloured band; watch the elder."
+	if len(next.Messages) != 2 || !strings.Contains(next.Messages[0].Content, "Day 1:\n"+note) {
+		t.Errorf("the test day's first request has %d messages and system prompt %q; want 2 and the notes", len(next.Messages), next.Messages[0].Content)
+	}
+	if got, want := next.Messages[0].Content, llm.SystemPrompt(llm.Reflect, []string{note}); got != want {
+		t.Errorf("system prompt with notes:\n got %q\nwant %q", got, want)
+	}
+	x, _ := readExtra(r)
+	if len(x.Notes) != 1 || x.Notes[0] != note || x.StepLog[practice].Kind != "notes" {
+		t.Errorf("extra notes %q, step_log[%d] %+v", x.Notes, practice, x.StepLog[practice])
+	}
+}
+
+func TestEvalContextBudget(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	const budget = 9000
+	code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--context-budget", fmt.Sprint(budget), "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for i, r := range f.requests() {
+		n := 0
+		for _, m := range r.Messages {
+			n += len(m.Content)
+		}
+		if n > budget && len(r.Messages) > 2 {
+			t.Fatalf("request %d: %d characters in %d messages, over the budget %d", i+1, n, len(r.Messages), budget)
+		}
+	}
+	x, _ := readExtra(readOut(t, out)[0])
+	if x.History.DroppedTurns == 0 || x.History.BudgetChars != budget {
+		t.Errorf("history %+v: want dropped turns and budget %d", x.History, budget)
+	}
+}
+
+func TestEvalControlVisit(t *testing.T) {
+	f := newFakeLLM(t, "", "m")
+	client, err := llm.New(f.baseURL(), llm.Options{BaseDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, _ := sim.LookupSuite("mini")
+	control := suite.Visits[len(suite.Visits)-1]
+	if !strings.Contains(control, "/control/") {
+		t.Fatalf("%s is not a control visit", control)
+	}
+	ev := &evaluator{client: client, steps: nativeSteps{}, model: "m", variant: llm.NormAware, budget: 20000, suite: suite}
+	r, err := ev.runVisit(context.Background(), control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Probe != nil {
+		t.Errorf("control visit has a probe answer")
+	}
+	checkPrompts(t, f.requests(), r, llm.NormAware)
+}
+
+func TestEvalFaults(t *testing.T) {
+	status := func(code int, body string) func(w http.ResponseWriter) {
+		return func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+			fmt.Fprint(w, body)
+		}
+	}
+	tests := []struct {
+		name  string
+		calls map[int]func(w http.ResponseWriter) // faulty answers by call number
+		sleep int                                 // this call sleeps past --timeout
+		args  []string
+		// wantRetries is the retries the record shows; wantCode the exit code.
+		wantRetries, wantCode int
+		wantFormatErrors      int
+		minTime               time.Duration
+		wantErr               string
+	}{
+		{name: "429 with Retry-After", calls: map[int]func(http.ResponseWriter){
+			3: func(w http.ResponseWriter) {
+				w.Header().Set("Retry-After", "1")
+				status(429, `{"error":{"message":"slow down"}}`)(w)
+			}}, wantRetries: 1, minTime: time.Second},
+		{name: "500s", calls: map[int]func(http.ResponseWriter){
+			2: status(500, "oops"), 3: status(502, "<html>bad gateway</html>"), 9: status(503, "")}, wantRetries: 3},
+		{name: "timeout", sleep: 2, wantRetries: 1},
+		{name: "malformed JSON", calls: map[int]func(http.ResponseWriter){2: status(200, `{"choices": [{"message": `)}, wantRetries: 1},
+		{name: "empty choices", calls: map[int]func(http.ResponseWriter){2: status(200, `{"choices": []}`)}, wantRetries: 1},
+		{name: "unparseable action", calls: map[int]func(http.ResponseWriter){
+			2: func(w http.ResponseWriter) { writeCompletion(w, "I will walk north now.\nACTION: fly north", 10) },
+			4: func(w http.ResponseWriter) { writeCompletion(w, "", 10) }}, wantFormatErrors: 2},
+		{name: "retries exhausted", calls: map[int]func(http.ResponseWriter){
+			5: status(500, "a"), 6: status(500, "b"), 7: status(500, "c")},
+			args: []string{"--retries", "2"}, wantCode: 1, wantErr: "500 Internal Server Error"},
+		{name: "401 is not retried", calls: map[int]func(http.ResponseWriter){
+			1: status(401, `{"error":{"message":"Incorrect API key provided: `+testKey+`"}}`)}, wantCode: 1, wantErr: "401 Unauthorized"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			setKey(t)
+			f := newFakeLLM(t, testKey, "m")
+			f.fault = func(n int, w http.ResponseWriter, r *http.Request) bool {
+				if n == tt.sleep {
+					io.Copy(io.Discard, r.Body) // so that the server notices the client hang up
+					select {
+					case <-time.After(5 * time.Second):
+					case <-r.Context().Done():
+					}
+					return true
+				}
+				if h, ok := tt.calls[n]; ok {
+					h(w)
+					return true
+				}
+				return false
+			}
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.jsonl")
+			args := evalArgs(f, dir, append([]string{"--native", "--limit", "1", "--parallel", "1", "--out", out, "--timeout", "300ms", "--cache", "off"}, tt.args...)...)
+			start := time.Now()
+			code, stdout, stderr := evalCLI(context.Background(), args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr)
+			}
+			noKey(t, []string{stdout, stderr}, dir)
+			if tt.wantCode != 0 {
+				if !strings.Contains(stderr, tt.wantErr) {
+					t.Errorf("stderr %q, want it to contain %q", stderr, tt.wantErr)
+				}
+				if recs := readOut(t, out); len(recs) != 0 {
+					t.Errorf("%d records written for a failed visit", len(recs))
+				}
+				return
+			}
+			if el := time.Since(start); el < tt.minTime {
+				t.Errorf("took %v, want at least %v (Retry-After)", el, tt.minTime)
+			}
+			r := readOut(t, out)[0]
+			x, _ := readExtra(r)
+			if got, want := x.Usage.Retries, tt.wantRetries; got != want {
+				t.Errorf("retries = %d, want %d", got, want)
+			}
+			if got, want := int(f.calls.Load()), x.Usage.Requests+x.Usage.Retries; got != want {
+				t.Errorf("endpoint saw %d calls, want %d requests + retries", got, want)
+			}
+			if got, want := x.FormatErrors, tt.wantFormatErrors; got != want {
+				t.Errorf("format errors = %d, want %d", got, want)
+			}
+			if tt.wantFormatErrors > 0 {
+				if r.Actions[1] != sim.Wait || r.Actions[3] != sim.Wait || !x.StepLog[1].FormatError || len(x.FormatErrorReplies) != 2 {
+					t.Errorf("unparseable replies: actions %v, step_log[1] %+v, replies %q", r.Actions[:4], x.StepLog[1], x.FormatErrorReplies)
+				}
+				if !strings.Contains(stdout, fmt.Sprintf("format errors: 2 of %d steps", len(r.Actions))) {
+					t.Errorf("summary lacks the format-error rate:\n%s", stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestEvalResume(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	f.record = false
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	args := evalArgs(f, dir, "--native", "--limit", "6", "--parallel", "2", "--out", out, "--cache", "off")
+
+	// Run 1 is killed (its context cancelled) after 500 requests: two
+	// visits finished, two in flight.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.onCall = func(n int) {
+		if n == 500 {
+			cancel()
+		}
+	}
+	code, _, stderr := evalCLI(ctx, args...)
+	if code != 1 || !strings.Contains(stderr, "interrupted") {
+		t.Fatalf("killed run: exit %d, stderr %q", code, stderr)
+	}
+	first := readOut(t, out)
+	if len(first) == 0 || len(first) >= 6 {
+		t.Fatalf("killed run left %d records, want some but not all", len(first))
+	}
+	before, _ := os.ReadFile(out)
+	// A kill in the middle of a write leaves a torn last line.
+	fa, _ := os.OpenFile(out, os.O_APPEND|os.O_WRONLY, 0)
+	fa.WriteString(`{"visit":"orchard/place.color=red/obs`)
+	fa.Close()
+
+	// Run 2 resumes: it drops the torn line, keeps the finished visits
+	// and runs the others once each.
+	f.onCall = nil
+	f.calls.Store(0)
+	code, _, stderr = evalCLI(context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("resumed run: exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stderr, "dropping an unfinished last line") || !strings.Contains(stderr, fmt.Sprintf("%d of 6 visits already", len(first))) {
+		t.Errorf("resumed run's stderr %q", stderr)
+	}
+	all := readOut(t, out)
+	after, _ := os.ReadFile(out)
+	if !bytes.HasPrefix(after, before) {
+		t.Errorf("the resumed run changed the finished records")
+	}
+	suite, _ := sim.LookupSuite("mini")
+	seen := map[string]int{}
+	for _, r := range all {
+		seen[r.Visit]++
+	}
+	for _, v := range suite.Visits[:6] {
+		if seen[v] != 1 {
+			t.Errorf("visit %s has %d records, want 1", v, seen[v])
+		}
+	}
+	if len(all) != 6 {
+		t.Errorf("%d records, want 6", len(all))
+	}
+	var want int
+	for _, r := range all[len(first):] {
+		x, _ := readExtra(r)
+		want += x.Usage.Requests
+	}
+	if got := int(f.calls.Load()); got != want {
+		t.Errorf("resumed run made %d requests, want %d (the unfinished visits', once each)", got, want)
+	}
+
+	// Run 3 has nothing left to do.
+	f.calls.Store(0)
+	code, stdout, stderr := evalCLI(context.Background(), args...)
+	if code != 0 || f.calls.Load() != 0 || !strings.Contains(stdout, "format errors") {
+		t.Errorf("third run: exit %d, %d requests, stderr %q", code, f.calls.Load(), stderr)
+	}
+}
+
+func TestEvalCacheRerun(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	f.record = false
+	dir := t.TempDir()
+	out1, out2 := filepath.Join(dir, "1.jsonl"), filepath.Join(dir, "2.jsonl")
+	if code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "2", "--out", out1)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	n := f.calls.Load()
+	if code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "2", "--out", out2)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := f.calls.Load(); got != n {
+		t.Errorf("the re-run made %d requests, want 0 (all cached)", got-n)
+	}
+	a, b := readOut(t, out1), readOut(t, out2)
+	byVisit := map[string]sim.Record{}
+	for _, r := range a {
+		byVisit[r.Visit] = r
+	}
+	for _, r := range b {
+		if byVisit[r.Visit].Hash != r.Hash {
+			t.Errorf("%s: the cached re-run's trajectory differs", r.Visit)
+		}
+		x, _ := readExtra(r)
+		if x.Usage.Cached != x.Usage.Requests {
+			t.Errorf("%s: %d of %d requests cached", r.Visit, x.Usage.Cached, x.Usage.Requests)
+		}
+	}
+	noKey(t, nil, dir)
+}
+
+func TestEvalWasm(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--limit", "1", "--parallel", "1", "--out", out, "--prompt", "norm-aware")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r := readOut(t, out)[0]
+	if r.SimSHA256 != simwasm.SHA256() {
+		t.Errorf("sim_sha256 %q, want the module's", r.SimSHA256)
+	}
+	checkPrompts(t, f.requests(), r, llm.NormAware)
+	if code, _, stderr := runCLI(t, "", "replay", "--native", out); code != 0 {
+		t.Errorf("replay: exit %d, %s", code, stderr)
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	base := []string{"eval", "--model", "m", "--base-url", "http://127.0.0.1:1/v1", "--native", "--cache", "off"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no model", []string{"eval", "--base-url", "http://x/v1"}, "needs --model"},
+		{"no base url", []string{"eval", "--model", "m"}, "needs --base-url"},
+		{"bad base url", []string{"eval", "--model", "m", "--base-url", "localhost:8000"}, "base URL"},
+		{"key as a flag", append(base, "--api-key", "sk-x"), "flag provided but not defined"},
+		{"bad prompt", append(base, "--prompt", "clever"), `unknown prompt variant "clever"`},
+		{"bad parallel", append(base, "--parallel", "0"), "--parallel"},
+		{"bad suite", append(base, "--suite", "huge"), `unknown suite "huge"`},
+		{"argument", append(base, "extra"), "takes no arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+	if code, _, stderr := runCLI(t, "", "eval", "-h"); code != 0 || !strings.Contains(stderr, "Usage: normgym eval") {
+		t.Errorf("eval -h: exit %d, %q", code, stderr)
+	}
+}
+
+func TestEvalPromptMismatchOnResume(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	f.record = false
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	if code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--out", out)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--out", out, "--prompt", "norm-aware")...)
+	if code != 2 || !strings.Contains(stderr, "use another --out") {
+		t.Errorf("exit %d, stderr %q; want a usage error", code, stderr)
+	}
+}
+
+// benchEvaluator returns an evaluator on a fake endpoint with the given
+// latency, and the endpoint.
+func benchEvaluator(b *testing.B, native bool, latency time.Duration, cacheDir string, parallel int) (*evaluator, *fakeLLM) {
+	f := newFakeLLM(b, "", "m")
+	f.record, f.latency, f.light = false, latency, true
+	opt := llm.Options{Retries: llm.NoRetries, MaxConns: parallel}
+	if cacheDir != "" {
+		c, err := llm.OpenCache(cacheDir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt.Cache = c
+	}
+	client, err := llm.New(f.baseURL(), opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(client.CloseIdle)
+	eng, err := openEngine(context.Background(), native, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { eng.Close() })
+	steps, err := stepEngineFor(eng)
+	if err != nil {
+		b.Fatal(err)
+	}
+	suite, _ := sim.LookupSuite("mini")
+	temp := 0.0
+	return &evaluator{client: client, steps: &timedSteps{e: steps}, model: "m", variant: llm.Plain, budget: 32000,
+		temperature: &temp, maxTokens: 1024, suite: suite}, f
+}
+
+// timedSteps sums the time spent in the sim engine.
+type timedSteps struct {
+	e  stepEngine
+	ns atomic.Int64
+}
+
+func (t *timedSteps) start(ctx context.Context, id string) (stepVisit, *sim.Observation, string, error) {
+	defer t.since(time.Now())
+	v, obs, text, err := t.e.start(ctx, id)
+	return &timedVisit{v, t}, obs, text, err
+}
+
+func (t *timedSteps) since(start time.Time) { t.ns.Add(int64(time.Since(start))) }
+
+type timedVisit struct {
+	v stepVisit
+	t *timedSteps
+}
+
+func (v *timedVisit) step(ctx context.Context, a string) (stepResult, error) {
+	defer v.t.since(time.Now())
+	return v.v.step(ctx, a)
+}
+
+func (v *timedVisit) probe(ctx context.Context) (*sim.Probe, error) {
+	defer v.t.since(time.Now())
+	return v.v.probe(ctx)
+}
+
+func (v *timedVisit) answer(ctx context.Context, k int) error {
+	defer v.t.since(time.Now())
+	return v.v.answer(ctx, k)
+}
+
+func (v *timedVisit) record(ctx context.Context, agent string) (sim.Record, error) {
+	defer v.t.since(time.Now())
+	return v.v.record(ctx, agent)
+}
+
+func (v *timedVisit) close() { v.v.close() }
+
+// BenchmarkEvalStep is the harness overhead per step against an endpoint
+// that answers at once over loopback (reading the body and replying,
+// nothing more): the sim step with its observation text (in the module or
+// natively; sim-ms/step), and the rest (harness-ms/step): history, JSON
+// encoding, the HTTP round trip, action extraction, records. Target: ≤ 1
+// ms per step in all. "cache-hit" answers every request from the on-disk
+// cache.
+func BenchmarkEvalStep(b *testing.B) {
+	suite, _ := sim.LookupSuite("mini")
+	visit := suite.Visits[0]
+	for _, c := range []struct {
+		name   string
+		native bool
+		cache  bool
+	}{{"native", true, false}, {"wasm", false, false}, {"wasm/cache-hit", false, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := ""
+			if c.cache {
+				dir = b.TempDir()
+			}
+			ev, f := benchEvaluator(b, c.native, 0, dir, 1)
+			if c.cache {
+				if _, err := ev.runVisit(context.Background(), visit); err != nil { // fill the cache
+					b.Fatal(err)
+				}
+			}
+			steps, calls := 0, f.calls.Load()
+			ts := ev.steps.(*timedSteps)
+			ts.ns.Store(0)
+			b.ResetTimer()
+			for b.Loop() {
+				r, err := ev.runVisit(context.Background(), visit)
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps += len(r.Actions)
+			}
+			total := b.Elapsed().Seconds() * 1e3 / float64(steps)
+			simMS := float64(ts.ns.Load()) / 1e6 / float64(steps)
+			b.ReportMetric(total, "ms/step")
+			b.ReportMetric(simMS, "sim-ms/step")
+			b.ReportMetric(total-simMS, "harness-ms/step")
+			b.ReportMetric(float64(f.calls.Load()-calls)/float64(steps), "requests/step")
+		})
+	}
+}
+
+// BenchmarkEvalThroughput runs 32 visits at once through the wasm engine
+// against an endpoint that takes 200 ms per answer, for 4 s of wall time,
+// and reports the steps per second (after a 0.5 s warm-up) against the
+// ideal 32 / 0.2 s = 160. Target: ≥ 90% of it. The native core is there
+// for comparison.
+func BenchmarkEvalThroughput(b *testing.B) {
+	const (
+		parallel = 32
+		latency  = 200 * time.Millisecond
+		window   = 4 * time.Second
+	)
+	for _, native := range []bool{false, true} {
+		name := "wasm"
+		if native {
+			name = "native"
+		}
+		b.Run(name, func(b *testing.B) { benchThroughput(b, native, parallel, latency, window) })
+	}
+}
+
+func benchThroughput(b *testing.B, native bool, parallel int, latency, window time.Duration) {
+	ev, f := benchEvaluator(b, native, latency, "", parallel)
+	suite, _ := sim.LookupSuite("mini")
+	var rate float64
+	for b.Loop() {
+		// Steady state: answers counted from warm-up (every visit started)
+		// to the end of the window.
+		const warm = 500 * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), window)
+		measured := make(chan float64, 1)
+		go func() {
+			span := window - warm - 20*time.Millisecond
+			time.Sleep(warm)
+			n0 := f.answers.Load()
+			time.Sleep(span)
+			measured <- float64(f.answers.Load()-n0) / span.Seconds()
+		}()
+		ev.runVisits(ctx, suite.Visits[:parallel], parallel, func(sim.Record) error { return nil })
+		cancel()
+		rate = <-measured
+	}
+	ideal := float64(parallel) / latency.Seconds()
+	b.ReportMetric(rate, "steps/s")
+	b.ReportMetric(100*rate/ideal, "%ideal")
+}
