@@ -30,6 +30,7 @@ func cmdRun(e *env) error {
 	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
 	interp := fs.Bool("interpreter", false, "use wazero's interpreter instead of its compiler")
 	limit := fs.Int("limit", 0, "run only the first N visits of the suite (0: all)")
+	submit := fs.String("submit", "", "also submit every record to this NormGym server (its base URL) for verification")
 	pos, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -47,6 +48,9 @@ func cmdRun(e *env) error {
 	}
 	if *parallel < 1 {
 		return usageError("--parallel must be at least 1")
+	}
+	if *submit != "" && *native {
+		return usageError("--submit needs records from sim.wasm (servers verify with it): drop --native")
 	}
 	visits := suite.Visits
 	if *limit > 0 && *limit < len(visits) {
@@ -137,6 +141,21 @@ feed:
 	}
 	if err := e.ctx.Err(); err != nil {
 		return fmt.Errorf("interrupted after %d of %d visits (records written so far are complete): %w", next, len(jobs), err)
+	}
+	if *submit != "" {
+		for _, a := range names {
+			var mine []sim.Record
+			for _, r := range recs {
+				if r.Agent == a {
+					mine = append(mine, r)
+				}
+			}
+			st, err := submitRecords(e.ctx, *submit, mine, "baseline:"+a)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "submitted %s: %d stored, %d already there\n", a, st.Stored, st.Duplicates)
+		}
 	}
 	sums := report.Summarize(recs)
 	if *asJSON {
