@@ -12,7 +12,7 @@ GOFILES    = $(shell find sim norms wasm serve web -name '*.go' -not -path '*/no
 # BUILD_DEPS are targets the normgym binary needs (embedded assets).
 TEST_DEPS  :=
 BUILD_DEPS :=
--include web/web.mk serve/serve.mk
+-include web/web.mk serve/serve.mk serve/worker/worker.mk
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
