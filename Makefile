@@ -15,7 +15,7 @@ BUILD_DEPS :=
 -include web/web.mk serve/serve.mk serve/worker/worker.mk
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
 
 run: build ## run the mini suite with every baseline through sim.wasm and print the results
 	./$(BIN) run --suite mini --agent all

@@ -3,6 +3,11 @@ module github.com/normgym/normgym
 go 1.26.0
 
 require (
+	github.com/syumai/workers v0.30.2
+	github.com/tetratelabs/wazero v1.12.0
+)
+
+require (
 	github.com/andybalholm/brotli v1.2.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/chromedp/chromedp v0.23.0 // indirect
@@ -12,7 +17,6 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	github.com/tetratelabs/wazero v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	honnef.co/go/js/dom/v2 v2.0.0-20231112215516-51f43a291193 // indirect
 	modernc.org/libc v1.80.1 // indirect
