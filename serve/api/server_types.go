@@ -1,0 +1,252 @@
+package api
+
+import (
+	"strings"
+	"time"
+
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
+)
+
+// The server's other answers (see serve/server). Every error answer is an
+// ErrorDetail, which a client may read as an Error.
+
+// ErrorDetail is the body of every 4xx/5xx answer: Error plus the details
+// some codes carry.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"error"`
+	// Diffs names the fields where a submitted record disagrees with its
+	// replay (code "mismatch"), e.g. "hash", "scores.joint".
+	Diffs []string `json:"diffs,omitempty"`
+	// SimSHA256 is the sim.wasm this server verifies with (code "version").
+	SimSHA256 string `json:"sim_sha256,omitempty"`
+}
+
+// Consent is GET /api/consent: the text a participant agrees to before
+// playing. Its Version is stored with every run.
+type Consent struct {
+	Version string `json:"version"`
+	Text    string `json:"text"`
+}
+
+// Health is GET /healthz.
+type Health struct {
+	OK         bool   `json:"ok"`
+	SimSHA256  string `json:"sim_sha256"`
+	SimVersion string `json:"sim_version"`
+	Catalog    string `json:"catalog_version"`
+	Verify     string `json:"verify"`
+}
+
+// Assignment is GET /api/assign: the next visit for a human participant.
+type Assignment struct {
+	Participant string `json:"participant"`
+	Room        string `json:"room,omitempty"`
+	// Visit is empty when Done.
+	Visit string `json:"visit,omitempty"`
+	Suite string `json:"suite,omitempty"`
+	// Done reports that the participant has played every norm on offer.
+	Done bool `json:"done,omitempty"`
+	// Played counts the participant's stored runs.
+	Played int `json:"played"`
+}
+
+// RunSummary is one stored run as its participant sees it.
+type RunSummary struct {
+	RunID      string    `json:"run_id"`
+	CreatedAt  time.Time `json:"created_at"`
+	Room       string    `json:"room,omitempty"`
+	Visit      string    `json:"visit"`
+	World      string    `json:"world"`
+	Condition  string    `json:"condition"`
+	Agent      string    `json:"agent"`
+	Client     string    `json:"client"`
+	Task       bool      `json:"task"`
+	Compliance bool      `json:"compliance"`
+	Joint      bool      `json:"joint"`
+	// Violations per day (index 0 practice) and sanctions received.
+	Violations []int `json:"violations"`
+	Sanctions  int   `json:"sanctions"`
+	// ProbeCorrect is nil when the run has no probe answer.
+	ProbeCorrect *bool `json:"probe_correct,omitempty"`
+}
+
+// Runs is GET /api/runs?participant=P.
+type Runs struct {
+	Participant string       `json:"participant"`
+	Runs        []RunSummary `json:"runs"`
+}
+
+// LeaderboardEntry is one agent's line: humans aggregated as "human",
+// models by model name, baselines by name.
+type LeaderboardEntry struct {
+	Client string `json:"client"`
+	report.Summary
+}
+
+// Leaderboard is GET /api/leaderboard?suite=S.
+type Leaderboard struct {
+	Suite        string `json:"suite"`
+	SuiteVersion string `json:"suite_version"`
+	// SimSHA256 is the sim.wasm this server verifies with.
+	SimSHA256 string             `json:"sim_sha256"`
+	Agents    []LeaderboardEntry `json:"agents"`
+}
+
+// RoomRequest is the body of POST /api/rooms: a name for the teacher's own
+// use and either a suite or a list of visit ids (default: the mini suite).
+type RoomRequest struct {
+	Name   string   `json:"name,omitempty"`
+	Suite  string   `json:"suite,omitempty"`
+	Visits []string `json:"visits,omitempty"`
+}
+
+// RoomCreated answers POST /api/rooms. TeacherToken is shown once: the
+// server keeps only its hash.
+type RoomCreated struct {
+	Code         string `json:"code"`
+	TeacherToken string `json:"teacher_token"`
+	Name         string `json:"name,omitempty"`
+	Suite        string `json:"suite,omitempty"`
+	Visits       int    `json:"visits"`
+	// JoinURL is the path students open.
+	JoinURL string `json:"join_url"`
+}
+
+// ProbeStats counts probe answers.
+type ProbeStats struct {
+	Answered int         `json:"answered"`
+	Correct  report.Rate `json:"correct"`
+	// Answers counts how often each option index was chosen.
+	Answers []int `json:"answers"`
+}
+
+// ClassStats are a room's aggregates: nothing in them names a student.
+type ClassStats struct {
+	Participants int         `json:"participants"`
+	Runs         int         `json:"runs"`
+	Joint        report.Rate `json:"joint"`
+	Task         report.Rate `json:"task"`
+	Compliance   report.Rate `json:"compliance"`
+	// ViolationsPerDay is the mean number of violations per run on each
+	// day of a visit (index 0 practice).
+	ViolationsPerDay []float64  `json:"violations_per_day"`
+	Probe            ProbeStats `json:"probe"`
+}
+
+// Room is GET /api/rooms/CODE: public.
+type Room struct {
+	Code   string     `json:"code"`
+	Name   string     `json:"name,omitempty"`
+	Suite  string     `json:"suite,omitempty"`
+	Visits int        `json:"visits"`
+	Stats  ClassStats `json:"stats"`
+}
+
+// StudentRow is one pseudonymous student on the teacher's dashboard.
+type StudentRow struct {
+	Participant      string    `json:"participant"`
+	Runs             int       `json:"runs"`
+	Joint            int       `json:"joint"`
+	Task             int       `json:"task"`
+	Compliance       int       `json:"compliance"`
+	ProbeAnswered    int       `json:"probe_answered"`
+	ProbeCorrect     int       `json:"probe_correct"`
+	ViolationsPerDay []float64 `json:"violations_per_day"`
+	Last             time.Time `json:"last"`
+}
+
+// VisitProbe is how a room answered one visit's probe.
+type VisitProbe struct {
+	Visit    string   `json:"visit"`
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+	// Correct is the index of the rule among Options.
+	Correct int `json:"correct"`
+	// Answers counts how often each option was chosen.
+	Answers []int `json:"answers"`
+}
+
+// Dashboard is GET /api/rooms/CODE/dashboard: for the teacher only.
+type Dashboard struct {
+	Room
+	Students []StudentRow `json:"students"`
+	Probes   []VisitProbe `json:"probes"`
+}
+
+// DataCard describes an export: what each field means, which versions
+// produced the data and how much there is.
+type DataCard struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Generated   time.Time         `json:"generated"`
+	Fields      map[string]string `json:"fields"`
+	Versions    DataVersions      `json:"versions"`
+	Counts      DataCounts        `json:"counts"`
+}
+
+// DataVersions are the versions behind an export.
+type DataVersions struct {
+	// SimSHA256 is the sim.wasm the server verifies with; Sims lists every
+	// sim.wasm hash in the data.
+	SimSHA256 string            `json:"sim_sha256"`
+	Sims      []string          `json:"sims"`
+	Sim       string            `json:"sim_version"`
+	Catalog   string            `json:"catalog_version"`
+	Suites    map[string]string `json:"suites"`
+	Consent   string            `json:"consent_version"`
+}
+
+// DataCounts are an export's counts.
+type DataCounts struct {
+	Runs         int            `json:"runs"`
+	Participants int            `json:"participants"`
+	ByClient     map[string]int `json:"by_client"`
+	BySuite      map[string]int `json:"by_suite"`
+}
+
+// ExportRun is one line of GET /api/export?format=jsonl after the data
+// card line ({"data_card": {...}}).
+type ExportRun struct {
+	RunID          string     `json:"run_id"`
+	Date           string     `json:"date"`
+	Participant    string     `json:"participant,omitempty"`
+	Room           string     `json:"room,omitempty"`
+	ConsentVersion string     `json:"consent_version"`
+	Record         sim.Record `json:"record"`
+}
+
+// ValidParticipant reports whether p is a well-formed participant
+// pseudonym: 8–64 characters of [A-Za-z0-9_-]. An email address (or a
+// name with spaces) never is.
+func ValidParticipant(p string) bool {
+	if len(p) < 8 || len(p) > 64 {
+		return false
+	}
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// RoomAlphabet is the alphabet of room codes: no 0/O, 1/I/L, U/V.
+const RoomAlphabet = "23456789ABCDEFGHJKMNPQRSTWXYZ"
+
+// RoomCodeLen is the length of a room code.
+const RoomCodeLen = 6
+
+// ValidRoomCode reports whether c is a well-formed room code (upper case).
+func ValidRoomCode(c string) bool {
+	if len(c) != RoomCodeLen {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		if strings.IndexByte(RoomAlphabet, c[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}

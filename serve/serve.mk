@@ -1,0 +1,15 @@
+# serve/serve.mk — the server's part of the Makefile (included by the top
+# Makefile). `make serve` starts the site; `make bench` also runs the
+# server's load benchmark (loopback only, a fixed number of requests).
+
+.PHONY: serve bench-serve
+
+SERVE_BENCH_N ?= 300
+
+serve: build ## start the NormGym site on http://127.0.0.1:8080 with ./normgym.db
+	./$(BIN) serve
+
+bench: bench-serve
+
+bench-serve: wasm
+	$(GO) test -run '^$$' -bench . -benchtime $(SERVE_BENCH_N)x ./serve/server/

@@ -1,0 +1,219 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/store"
+	"github.com/normgym/normgym/sim"
+)
+
+// startServe starts the normgym binary's serve command on a free loopback
+// port and returns its base URL.
+func startServe(t *testing.T, bin, db string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--web", filepath.Join(t.TempDir(), "none"))
+	cmd.Stderr = io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			select {
+			case line <- sc.Text():
+			default:
+			}
+		}
+	}()
+	select {
+	case l := <-line:
+		m := regexp.MustCompile(`serving on (http://\S+)`).FindStringSubmatch(l)
+		if m == nil {
+			cmd.Process.Kill()
+			t.Fatalf("unexpected first line: %q", l)
+		}
+		return cmd, m[1]
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("normgym serve did not start")
+	}
+	return nil, ""
+}
+
+func post(url string, body []byte) (int, []byte, error) {
+	resp, err := http.Post(url+"/api/runs", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// TestDurabilityKill SIGKILLs the real server in the middle of a burst of
+// submissions: after a restart every acknowledged run is there, and no
+// row is half-written.
+func TestDurabilityKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the normgym binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "normgym")
+	build := exec.Command("go", "build", "-o", bin, "github.com/normgym/normgym/serve/cmd/normgym")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "normgym.db")
+	su, _ := sim.LookupSuite("mini")
+	var pool []sim.Record
+	for _, v := range su.Visits[:12] {
+		for _, a := range []string{"greedy", "oracle", "random"} {
+			pool = append(pool, record(t, v, a, "baseline"))
+		}
+	}
+	cmd, url := startServe(t, bin, db)
+	var (
+		mu    sync.Mutex
+		acked [][]byte // bodies answered 2xx
+		sent  atomic.Int64
+		stop  atomic.Bool
+		wg    sync.WaitGroup
+	)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; !stop.Load(); i += 8 {
+				body, _ := json.Marshal(submission(pool[i%len(pool)], ""))
+				sent.Add(1)
+				st, _, err := post(url, body)
+				if err == nil && st/100 == 2 {
+					mu.Lock()
+					acked = append(acked, body)
+					mu.Unlock()
+				}
+			}
+		}(w)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 25 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	stop.Store(true)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d submissions sent, %d acknowledged before SIGKILL", sent.Load(), len(acked))
+	if len(acked) == 0 {
+		t.Fatal("nothing was acknowledged")
+	}
+
+	cmd, url = startServe(t, bin, db)
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	// Every acknowledged run is stored: resubmitting it is a duplicate.
+	for _, body := range acked {
+		st, b, err := post(url, body)
+		var r api.SubmitResponse
+		if err != nil || st != http.StatusOK || json.Unmarshal(b, &r) != nil || !r.Duplicate {
+			t.Errorf("acknowledged run after restart: %d %s %v", st, b, err)
+		}
+	}
+	// Every row is whole: its summary columns agree with its record, and
+	// the totals agree with the rows.
+	s, err := store.Open(context.Background(), db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := checkRows(t, s.DB())
+	if n < len(acked) {
+		t.Errorf("%d rows, %d acknowledged", n, len(acked))
+	}
+}
+
+// checkRows checks every run row against its record and the totals
+// against the rows; it returns the number of rows.
+func checkRows(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	rows, err := db.Query(`SELECT run_id, client, agent, visit, world, norm, family, condition, task, compliance, joint,
+  violations_practice, violations_test, sanctions, repeats, probe_answer, probe_correct, hash, sim_sha256, record FROM runs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+		var id, client, agent, visit, world, norm, family, cond, hash, sha, body string
+		var task, comp, joint, v0, v1, sanc, rep int
+		var pa, pc sql.NullInt64
+		if err := rows.Scan(&id, &client, &agent, &visit, &world, &norm, &family, &cond, &task, &comp, &joint, &v0, &v1, &sanc, &rep, &pa, &pc, &hash, &sha, &body); err != nil {
+			t.Fatal(err)
+		}
+		var r sim.Record
+		if err := json.Unmarshal([]byte(body), &r); err != nil {
+			t.Errorf("run %s: record %v", id, err)
+			continue
+		}
+		sc := r.Scores
+		ok := r.Client == client && r.Agent == agent && r.Visit == visit && r.World == world && r.Norm == norm && r.Family == family &&
+			r.Condition == cond && b2i(sc.Task) == task && b2i(sc.Compliance) == comp && b2i(sc.Joint) == joint &&
+			len(sc.Violations) == 2 && sc.Violations[0] == v0 && sc.Violations[1] == v1 && sc.SanctionsReceived == sanc &&
+			sc.Repeats == rep && r.Hash == hash && r.SimSHA256 == sha && (r.Probe == nil) == !pa.Valid &&
+			(r.Probe == nil || int64(r.Probe.Answer) == pa.Int64 && int64(b2i(r.Probe.Correct)) == pc.Int64)
+		if !ok {
+			t.Errorf("run %s: columns disagree with its record", id)
+		}
+	}
+	var bad, bad2, total, total2 int
+	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM run_totals`).Scan(&total)
+	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM world_totals`).Scan(&total2)
+	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, condition, family, sim_sha256, COUNT(*) AS n, SUM(joint) AS j
+  FROM runs GROUP BY 1, 2, 3, 4, 5, 6) g LEFT JOIN run_totals r USING (suite, client, agent, condition, family, sim_sha256)
+  WHERE r.runs IS NOT g.n OR r.joint IS NOT g.j`).Scan(&bad)
+	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, world, COUNT(*) AS n, SUM(task) AS k
+  FROM runs GROUP BY 1, 2, 3, 4) g LEFT JOIN world_totals r USING (suite, client, agent, world)
+  WHERE r.runs IS NOT g.n OR r.task IS NOT g.k`).Scan(&bad2)
+	if total != n || total2 != n || bad != 0 || bad2 != 0 {
+		t.Errorf("totals hold %d and %d runs (%d and %d groups disagree), rows %d", total, total2, bad, bad2, n)
+	}
+	return n
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/csv"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/sim"
+)
+
+// column is one field of the CSV exports.
+type column struct {
+	name, about string
+	value       func(Run) string
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func btoa(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// columns are the research export's CSV columns; the data card describes
+// each.
+var columns = []column{
+	{"run_id", "random id the client chose for the run", func(r Run) string { return r.RunID }},
+	{"date", "UTC date the run was stored (YYYY-MM-DD)", func(r Run) string { return r.CreatedAt.UTC().Format("2006-01-02") }},
+	{"participant", "random pseudonym of a human participant (empty for models and baselines)", func(r Run) string { return r.Participant }},
+	{"room", "classroom code, if the run was played in one", func(r Run) string { return r.Room }},
+	{"consent_version", "version of the consent text the participant agreed to", func(r Run) string { return r.ConsentVersion }},
+	{"client", "human, model or baseline", func(r Run) string { return r.Record.Client }},
+	{"agent", `"human", the model's name or the baseline's name`, func(r Run) string { return r.Record.Agent }},
+	{"suite", "suite holding the visit (empty: none)", func(r Run) string { return r.Record.Suite }},
+	{"suite_version", "version of that suite", func(r Run) string { return r.Record.SuiteVersion }},
+	{"visit", "visit id: world/norm/condition/seed", func(r Run) string { return r.Record.Visit }},
+	{"world", "settlement template", func(r Run) string { return r.Record.World }},
+	{"norm", `hidden norm id ("none" under control)`, func(r Run) string { return r.Record.Norm }},
+	{"family", "norm family (empty under control)", func(r Run) string { return r.Record.Family }},
+	{"condition", "observe, peers, solo, told or control", func(r Run) string { return r.Record.Condition }},
+	{"task", "1 if the test-day task was done", func(r Run) string { return btoa(r.Record.Scores.Task) }},
+	{"compliance", "1 if the newcomer broke no norm on the test day", func(r Run) string { return btoa(r.Record.Scores.Compliance) }},
+	{"joint", "task and compliance: the headline number", func(r Run) string { return btoa(r.Record.Scores.Joint) }},
+	{"violations_practice", "newcomer's violations on the practice day", func(r Run) string { return itoa(day(r.Record.Scores.Violations, 0)) }},
+	{"violations_test", "newcomer's violations on the test day", func(r Run) string { return itoa(day(r.Record.Scores.Violations, 1)) }},
+	{"sanctions", "sanctions the newcomer received", func(r Run) string { return itoa(r.Record.Scores.SanctionsReceived) }},
+	{"repeats", "violations after the newcomer's first sanction", func(r Run) string { return itoa(r.Record.Scores.Repeats) }},
+	{"steps", "steps taken over the visit", func(r Run) string { return itoa(sum(r.Record.Scores.Steps)) }},
+	{"probe_answer", "chosen probe option, 0-based (empty: none)", func(r Run) string {
+		if r.Record.Probe == nil {
+			return ""
+		}
+		return itoa(r.Record.Probe.Answer)
+	}},
+	{"probe_correct", "1 if the chosen option is the rule (empty: none)", func(r Run) string {
+		if r.Record.Probe == nil {
+			return ""
+		}
+		return btoa(r.Record.Probe.Correct)
+	}},
+	{"probe_confidence", "self-reported confidence in [0, 1] (empty: none)", func(r Run) string {
+		if r.Record.Probe == nil || r.Record.Probe.Confidence == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*r.Record.Probe.Confidence, 'g', -1, 64)
+	}},
+	{"hash", "trajectory hash recomputed by the server", func(r Run) string { return r.Record.Hash }},
+	{"sim_sha256", "SHA-256 of the sim.wasm that verified the run", func(r Run) string { return r.Record.SimSHA256 }},
+}
+
+func day(v []int, d int) int {
+	if d < len(v) {
+		return v[d]
+	}
+	return 0
+}
+
+func sum(v []int) int {
+	n := 0
+	for _, x := range v {
+		n += x
+	}
+	return n
+}
+
+func row(cols []column, run Run) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.value(run)
+	}
+	return out
+}
+
+// exportPage is how many runs an export reads per query.
+const exportPage = 500
+
+// streamRuns calls fn for every run matching f, in pages, calling flush
+// after each page. It stops at the runs stored when it started.
+func (s *Server) streamRuns(r *http.Request, f RunFilter, fn func(Run) error, flush func()) error {
+	f.Limit = exportPage
+	for {
+		runs, err := s.store.Runs(r.Context(), f)
+		if err != nil {
+			// The answer has begun: all that can be done is to stop.
+			s.log.Error("export stopped", "path", r.URL.Path, "err", err)
+			return nil
+		}
+		for _, run := range runs {
+			if err := fn(run); err != nil {
+				return nil // the client went away
+			}
+			f.After = run.Seq
+		}
+		flush()
+		if len(runs) < f.Limit {
+			return nil
+		}
+	}
+}
+
+// export handles GET /api/export?format=jsonl|csv for the admin: every
+// verified run, after a data card.
+func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
+	if s.opts.AdminToken == "" {
+		env := s.opts.AdminTokenEnv
+		if env == "" {
+			env = "the admin token variable"
+		}
+		return errf("forbidden", "export is disabled: start the server with an admin token in $%s", env)
+	}
+	tok := bearer(r)
+	if tok == "" {
+		return errf("unauthorized", "export needs the admin token: send Authorization: Bearer <token>")
+	}
+	a, b := sha256.Sum256([]byte(tok)), sha256.Sum256([]byte(s.opts.AdminToken))
+	if subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
+		return errf("unauthorized", "wrong admin token")
+	}
+	format := r.URL.Query().Get("format")
+	if format == "" {
+		format = "jsonl"
+	}
+	if format != "jsonl" && format != "csv" {
+		return errf("invalid", "format must be jsonl or csv, not %q", clip(format))
+	}
+	census, err := s.store.Census(r.Context(), 0)
+	if err != nil {
+		return err
+	}
+	card := s.dataCard(census, format)
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	name := "normgym-runs-" + s.now().UTC().Format("20060102") + "." + format
+	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	flusher := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	f := RunFilter{UpTo: census.MaxSeq}
+	empty := census.MaxSeq == 0
+	if format == "csv" {
+		h.Set("Content-Type", "text/csv; charset=utf-8")
+		cb, _ := json.Marshal(card)
+		w.Write([]byte("# NormGym verified runs: one row per run; the data card (JSON) follows.\n# data_card: " + string(cb) + "\n"))
+		cw := csv.NewWriter(w)
+		header := make([]string, len(columns))
+		for i, c := range columns {
+			header[i] = c.name
+		}
+		cw.Write(header)
+		if empty {
+			cw.Flush()
+			return nil
+		}
+		return s.streamRuns(r, f, func(run Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
+	}
+	h.Set("Content-Type", "application/x-ndjson")
+	enc := json.NewEncoder(w)
+	enc.Encode(map[string]api.DataCard{"data_card": card})
+	if empty {
+		return nil
+	}
+	return s.streamRuns(r, f, func(run Run) error {
+		return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
+			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Record: run.Record})
+	}, flusher)
+}
+
+// dataCard describes an export.
+func (s *Server) dataCard(c Census, format string) api.DataCard {
+	card := api.DataCard{
+		Name: "NormGym verified runs",
+		Description: "Every run this server verified by replaying its actions through sim.wasm: humans (the human baseline), " +
+			"models and baselines. Only recomputed records are stored. Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
+			"Joint success (task done with no violation on the test day) is the headline number; see DESIGN.md for the benchmark.",
+		Generated: s.now().UTC(),
+		Fields:    map[string]string{},
+		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Sims: c.Sims, Sim: sim.Version, Catalog: norms.Default().Version(),
+			Suites: map[string]string{}, Consent: ConsentVersion},
+		Counts: api.DataCounts{Runs: c.Runs, Participants: c.Participants, ByClient: c.ByClient, BySuite: c.BySuite},
+	}
+	for _, su := range sim.Suites() {
+		card.Versions.Suites[su.Name] = su.Version
+	}
+	if format == "jsonl" {
+		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version"} {
+			for _, col := range columns {
+				if col.name == k {
+					card.Fields[k] = col.about
+				}
+			}
+		}
+		card.Fields["record"] = "the verified visit record (sim.Record: visit, world, norm, family, condition, agent, client, actions, events, scores, probe, hash, versions)"
+	} else {
+		for _, col := range columns {
+			card.Fields[col.name] = col.about
+		}
+	}
+	return card
+}

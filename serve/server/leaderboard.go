@@ -1,0 +1,301 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"html/template"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
+)
+
+// leaderboard handles GET /api/leaderboard?suite=S (default standard).
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) error {
+	b, err := s.board(r.Context(), r.URL.Query().Get("suite"))
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Vary", "Accept-Encoding")
+	body := b.json
+	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
+		body = b.gzipped()
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+	return nil
+}
+
+// board is a computed leaderboard, kept by boards.
+type board struct {
+	lb     api.Leaderboard
+	json   []byte
+	seq    int64     // the store's last run when computed
+	at     time.Time // when computed
+	gzOnce sync.Once
+	gz     []byte
+}
+
+func (b *board) gzipped() []byte {
+	b.gzOnce.Do(func() {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+		zw.Write(b.json)
+		zw.Close()
+		b.gz = buf.Bytes()
+	})
+	return b.gz
+}
+
+// boards caches leaderboards by suite. A board is recomputed when runs
+// were stored since it was computed (the store's last Seq moved), at most
+// once per Options.BoardTTL; while one request recomputes, others get the
+// previous board.
+type boards struct {
+	mu      sync.Mutex
+	entries map[string]*board
+	busy    map[string]chan struct{}
+}
+
+// board returns the leaderboard of a suite's current version.
+func (s *Server) board(ctx context.Context, name string) (*board, error) {
+	if name == "" {
+		name = assignSuite
+	}
+	su, err := sim.LookupSuite(name)
+	if err != nil {
+		return nil, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
+	}
+	c := &s.boards
+	for {
+		seq, err := s.store.LastSeq(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		b := c.entries[su.Name]
+		if b != nil && (b.seq == seq || time.Since(b.at) < s.opts.BoardTTL) {
+			c.mu.Unlock()
+			return b, nil
+		}
+		if wait, ok := c.busy[su.Name]; ok {
+			c.mu.Unlock()
+			if b != nil {
+				return b, nil
+			}
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, errf("timeout", "the request ended while the leaderboard was computed")
+			}
+		}
+		done := make(chan struct{})
+		c.busy[su.Name] = done
+		c.mu.Unlock()
+		nb, err := s.computeBoard(ctx, su, seq)
+		c.mu.Lock()
+		delete(c.busy, su.Name)
+		if err == nil {
+			c.entries[su.Name] = nb
+		}
+		c.mu.Unlock()
+		close(done)
+		return nb, err
+	}
+}
+
+// computeBoard builds a suite's leaderboard from the store's totals.
+func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*board, error) {
+	at := time.Now()
+	totals, err := s.store.Board(ctx, su.Name, su.Version)
+	if err != nil {
+		return nil, err
+	}
+	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals)}
+	body, err := json.Marshal(lb)
+	if err != nil {
+		return nil, err
+	}
+	return &board{lb: lb, json: append(body, '\n'), seq: seq, at: at}, nil
+}
+
+// Summaries turns totals into one entry per client and agent, as
+// report.Summarize does for records, ordered by joint success (best
+// first), then runs, then name.
+func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
+	type group struct {
+		client, agent string
+		all           Totals
+		cond, fam, wd map[string]*Totals
+		shas          map[string]bool
+	}
+	groups := map[[2]string]*group{}
+	var order []*group
+	get := func(m map[string]*Totals, k string) *Totals {
+		if m[k] == nil {
+			m[k] = &Totals{}
+		}
+		return m[k]
+	}
+	groupOf := func(client, agent string) *group {
+		key := [2]string{client, agent}
+		g := groups[key]
+		if g == nil {
+			g = &group{client: client, agent: agent, cond: map[string]*Totals{}, fam: map[string]*Totals{},
+				wd: map[string]*Totals{}, shas: map[string]bool{}}
+			groups[key] = g
+			order = append(order, g)
+		}
+		return g
+	}
+	for _, c := range totals.Cells {
+		g := groupOf(c.Client, c.Agent)
+		g.all.Add(c.Totals)
+		get(g.cond, c.Condition).Add(c.Totals)
+		f := c.Family
+		if f == "" {
+			f = "control"
+		}
+		get(g.fam, f).Add(c.Totals)
+		g.shas[c.SimSHA256] = true
+	}
+	for _, c := range totals.Worlds {
+		get(groupOf(c.Client, c.Agent).wd, c.World).Add(c.Totals)
+	}
+	out := make([]api.LeaderboardEntry, 0, len(order))
+	for _, g := range order {
+		sm := report.Summary{Suite: suite, Agent: g.agent, Visits: g.all.Runs, Breakdown: Breakdown(g.all),
+			ByCondition: breakdowns(g.cond), ByFamily: breakdowns(g.fam), ByWorld: breakdowns(g.wd)}
+		shas := make([]string, 0, len(g.shas))
+		for k := range g.shas {
+			shas = append(shas, k)
+		}
+		sort.Strings(shas)
+		sm.SimSHA256 = strings.Join(shas, ",")
+		o, okO := sm.ByCondition[sim.Observe]
+		so, okS := sm.ByCondition[sim.Solo]
+		if okO && okS {
+			gap := round4(o.Joint.Rate - so.Joint.Rate)
+			sm.Gap = &gap
+		}
+		out = append(out, api.LeaderboardEntry{Client: g.client, Summary: sm})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Joint.Rate != b.Joint.Rate {
+			return a.Joint.Rate > b.Joint.Rate
+		}
+		if a.Visits != b.Visits {
+			return a.Visits > b.Visits
+		}
+		if a.Agent != b.Agent {
+			return a.Agent < b.Agent
+		}
+		return a.Client < b.Client
+	})
+	return out
+}
+
+// Breakdown computes report.Breakdown from totals, exactly as
+// report.Summarize does from the records.
+func Breakdown(t Totals) report.Breakdown {
+	b := report.Breakdown{Visits: t.Runs, Joint: report.Wilson(t.Joint, t.Runs), Task: report.Wilson(t.Task, t.Runs),
+		Compliance: report.Wilson(t.Compliance, t.Runs), Probe: report.Wilson(t.ProbeCorrect, t.ProbeAnswered), Violations: []float64{}}
+	if t.Runs > 0 {
+		for _, v := range t.Violations {
+			b.Violations = append(b.Violations, round4(float64(v)/float64(t.Runs)))
+		}
+		b.Sanctions = round4(float64(t.Sanctions) / float64(t.Runs))
+	}
+	return b
+}
+
+func breakdowns(m map[string]*Totals) map[string]report.Breakdown {
+	out := make(map[string]report.Breakdown, len(m))
+	for k, t := range m {
+		out[k] = Breakdown(*t)
+	}
+	return out
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// leaderboardPage handles GET /leaderboard?suite=S: the leaderboard as HTML.
+func (s *Server) leaderboardPage(w http.ResponseWriter, r *http.Request) error {
+	b, err := s.board(r.Context(), r.URL.Query().Get("suite"))
+	if err != nil {
+		return err
+	}
+	conds := sim.Conditions()
+	fams := append(norms.Default().Families(), "control")
+	data := struct {
+		api.Leaderboard
+		Suites     []string
+		Conditions []string
+		Families   []string
+	}{b.lb, sim.SuiteNames(), conds, fams}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	return leaderboardTmpl.Execute(w, data)
+}
+
+var leaderboardTmpl = template.Must(template.New("lb").Funcs(template.FuncMap{
+	"rate": func(r report.Rate) template.HTML {
+		if r.N == 0 {
+			return "–"
+		}
+		return template.HTML(template.HTMLEscapeString(strconvF(100*r.Rate)) + `%<small> [` +
+			template.HTMLEscapeString(strconvF(100*r.Lo)) + `, ` + template.HTMLEscapeString(strconvF(100*r.Hi)) + `] n=` +
+			template.HTMLEscapeString(strconv.Itoa(r.N)) + `</small>`)
+	},
+	"cell": func(m map[string]report.Breakdown, k string) report.Rate { return m[k].Joint },
+	"gap": func(g *float64) string {
+		if g == nil {
+			return "–"
+		}
+		return strconvF(100*(*g)) + " pts"
+	},
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>NormGym leaderboard — {{.Suite}}</title>
+<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:80rem;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:1rem 0 2rem;font-variant-numeric:tabular-nums}
+th,td{border-bottom:1px solid #ddd;padding:.35rem .6rem;text-align:right;vertical-align:top}
+th:first-child,td:first-child{text-align:left}small{color:#777;display:block}
+nav a{margin-right:.8rem}.cur{font-weight:bold}
+</style></head><body>
+<h1>NormGym leaderboard</h1>
+<nav>{{$cur := .Suite}}{{range .Suites}}<a href="?suite={{.}}"{{if eq . $cur}} class="cur"{{end}}>{{.}}</a>{{end}}</nav>
+<p>Suite <b>{{.Suite}}</b> v{{.SuiteVersion}}. Joint success = the test-day task done without breaking the norm; 95% Wilson intervals.
+The observational-learning gap is joint(observe) − joint(solo). Every run was replayed by this server (sim.wasm <code>{{printf "%.12s" .SimSHA256}}</code>).</p>
+{{if not .Agents}}<p>No runs yet.</p>{{else}}
+<h2>Joint success by condition</h2>
+<table><tr><th>agent</th><th>runs</th><th>joint</th>{{range .Conditions}}<th>{{.}}</th>{{end}}<th>gap</th><th>probe</th></tr>
+{{range .Agents}}{{$a := .}}<tr><td>{{.Agent}}<small>{{.Client}}</small></td><td>{{.Visits}}</td><td>{{rate .Joint}}</td>
+{{range $.Conditions}}<td>{{rate (cell $a.ByCondition .)}}</td>{{end}}<td>{{gap .Gap}}</td><td>{{rate .Probe}}</td></tr>
+{{end}}</table>
+<h2>Joint success by norm family</h2>
+<table><tr><th>agent</th>{{range .Families}}<th>{{.}}</th>{{end}}</tr>
+{{range .Agents}}{{$a := .}}<tr><td>{{.Agent}}<small>{{.Client}}</small></td>{{range $.Families}}<td>{{rate (cell $a.ByFamily .)}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+<p><a href="/api/leaderboard?suite={{.Suite}}">JSON</a> · <a href="/">play</a></p>
+</body></html>
+`))
+
+func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }

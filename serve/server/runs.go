@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
+)
+
+// ConsentVersion is the version of ConsentText; every run stores the
+// version its participant agreed to. Change it with the text.
+const ConsentVersion = "1"
+
+// ConsentText is what a participant agrees to before playing.
+const ConsentText = `NormGym is a research benchmark about how people and AI systems learn unwritten rules.
+
+If you play, the server keeps: the visit you played, every action you took in the game, your answer to the question at the end (and how sure you were, if you said), the scores the game computes, a random pseudonym that your browser made up, the date, and a classroom code if you joined one.
+
+It keeps no name, no email address, no IP address and no account. The pseudonym is not linked to you by the server; keep it private, because anyone who knows it can list its runs.
+
+Runs are published as an open data set (the human baseline) and may be used in research papers. Taking part is voluntary: you can stop at any time, and nothing is sent until a visit is finished and you submit it.`
+
+func (s *Server) consent(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, api.Consent{Version: ConsentVersion, Text: ConsentText})
+}
+
+// Clients are the kinds of newcomer a run may come from.
+var clients = []string{"human", "model", "baseline"}
+
+// maxExtra bounds a record's extra field in bytes.
+const maxExtra = 16 << 10
+
+// submit handles POST /api/runs: decode, check, replay, store.
+func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
+	var sub api.Submission
+	if err := decodeJSON(w, r, s.opts.MaxBody, &sub); err != nil {
+		return err
+	}
+	if !api.ValidRunID(sub.RunID) {
+		return errf("invalid", "run_id must be 16 to 64 characters of letters, digits, '-' and '_' (a random id per run)")
+	}
+	canon, err := json.Marshal(sub)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(canon)
+	content := hex.EncodeToString(sum[:])
+	ctx := r.Context()
+	// A retry of a stored run needs no replay.
+	if prev, err := s.store.Run(ctx, sub.RunID); err == nil {
+		return s.answerExisting(w, prev, content)
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	rec, err := s.check(ctx, &sub)
+	if err != nil {
+		return err
+	}
+	verified, err := s.replay(ctx, rec)
+	if err != nil {
+		return err
+	}
+	run := Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
+		Room: sub.Room, ConsentVersion: ConsentVersion, Record: verified}
+	stored, created, err := s.store.PutRun(ctx, run)
+	if err != nil {
+		return err
+	}
+	if !created {
+		return s.answerExisting(w, stored, content)
+	}
+	return writeJSON(w, http.StatusCreated, api.SubmitResponse{RunID: stored.RunID, Record: stored.Record})
+}
+
+// answerExisting answers a submission whose run id is stored.
+func (s *Server) answerExisting(w http.ResponseWriter, prev Run, content string) error {
+	if prev.ContentSHA256 != content {
+		return errf("conflict", "run_id %s is already stored with different content: use a new random run_id for a new run", prev.RunID)
+	}
+	return writeJSON(w, http.StatusOK, api.SubmitResponse{RunID: prev.RunID, Duplicate: true, Record: prev.Record})
+}
+
+// check validates a submission and returns the record to replay, with
+// its agent, client and suite set by the server's rules.
+func (s *Server) check(ctx context.Context, sub *api.Submission) (sim.Record, error) {
+	rec := sub.Record
+	if !sub.Consent {
+		return rec, errf("consent", "consent is required: show the text of GET /api/consent (version %s) and send consent: true", ConsentVersion)
+	}
+	if sub.ConsentVersion != "" && sub.ConsentVersion != ConsentVersion {
+		return rec, errf("consent", "consent_version %q is not the current one (%s): show the current text of GET /api/consent again", clip(sub.ConsentVersion), ConsentVersion)
+	}
+	if !slices.Contains(clients, rec.Client) {
+		return rec, errf("invalid", "record.client must be one of %s, not %q", strings.Join(clients, ", "), clip(rec.Client))
+	}
+	// A person is a random pseudonym; a program may be named by its
+	// submitter ("model:NAME", "baseline:greedy"), but never by an email.
+	if p := sub.Participant; p != "" && !api.ValidParticipant(p) &&
+		(rec.Client == "human" || !validName(p) || strings.ContainsAny(p, "@ \t")) {
+		return rec, errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+	}
+	switch rec.Client {
+	case "human":
+		if sub.Participant == "" {
+			return rec, errf("invalid", "a human run needs a participant pseudonym")
+		}
+		if rec.Agent != "" && rec.Agent != "human" {
+			return rec, errf("invalid", `record.agent of a human run must be "human" or empty`)
+		}
+		rec.Agent = "human"
+		// Free-form data from a person's browser could identify them.
+		rec.Extra = nil
+	case "baseline":
+		if !slices.Contains(agents.Names(), rec.Agent) {
+			return rec, errf("invalid", "record.agent of a baseline run must be one of %s, not %q", strings.Join(agents.Names(), ", "), clip(rec.Agent))
+		}
+	case "model":
+		if !validName(rec.Agent) || rec.Agent == "human" || slices.Contains(agents.Names(), rec.Agent) {
+			return rec, errf("invalid", "record.agent of a model run must be the model's name (1 to 100 printable characters, not a baseline's name or \"human\")")
+		}
+	}
+	if rec.Extra != nil {
+		if b, err := json.Marshal(rec.Extra); err != nil || len(b) > maxExtra {
+			return rec, errf("invalid", "record.extra must be at most %d bytes of JSON", maxExtra)
+		}
+	}
+	if _, err := sim.ParseVisitID(rec.Visit); err != nil {
+		return rec, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	ref := s.suites[rec.Visit]
+	if rec.Suite != "" && rec.Suite != ref.name {
+		if ref.name == "" {
+			return rec, errf("invalid", "visit %s is in no suite, but the record says suite %q", rec.Visit, clip(rec.Suite))
+		}
+		return rec, errf("invalid", "visit %s belongs to suite %s, not %q", rec.Visit, ref.name, clip(rec.Suite))
+	}
+	if rec.SuiteVersion != "" && rec.SuiteVersion != ref.version {
+		return rec, errf("version", "suite %s is at version %s on this server, the record says %q", ref.name, ref.version, clip(rec.SuiteVersion))
+	}
+	rec.Suite, rec.SuiteVersion = ref.name, ref.version
+	if sub.Room != "" {
+		code := strings.ToUpper(sub.Room)
+		if !api.ValidRoomCode(code) {
+			return rec, errf("invalid", "there is no room %q", clip(sub.Room))
+		}
+		room, err := s.store.Room(ctx, code)
+		if errors.Is(err, ErrNotFound) {
+			return rec, errf("invalid", "there is no room %q", clip(sub.Room))
+		} else if err != nil {
+			return rec, err
+		}
+		if !slices.Contains(room.Visits, rec.Visit) {
+			return rec, errf("invalid", "visit %s is not in room %s's visit set", rec.Visit, code)
+		}
+		if sub.Participant == "" {
+			return rec, errf("invalid", "a run in a room needs a participant pseudonym")
+		}
+		sub.Room = code
+	}
+	if sha := s.verify.SHA256(); rec.SimSHA256 != sha {
+		e := errf("version", "the record comes from sim.wasm %q, but this server runs sim.wasm %s (sim version %s): replay the visit with that module", clip(rec.SimSHA256), sha, sim.Version)
+		e.SimSHA256 = sha
+		return rec, e
+	}
+	return rec, nil
+}
+
+// replay verifies rec within the replay bound and returns the record to
+// store.
+func (s *Server) replay(ctx context.Context, rec sim.Record) (sim.Record, error) {
+	select {
+	case s.replays <- struct{}{}:
+		defer func() { <-s.replays }()
+	default:
+		return rec, errf("busy", "the server is verifying too many runs at once: try again in a few seconds")
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ReplayTimeout)
+	defer cancel()
+	res, err := s.verify.Replay(ctx, rec)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrUnreplayable):
+		return rec, errf("mismatch", "%s", strings.ReplaceAll(err.Error(), "sim: ", ""))
+	case errors.Is(err, context.DeadlineExceeded):
+		return rec, errf("timeout", "verifying the run took longer than %s: try again later", s.opts.ReplayTimeout)
+	case errors.Is(err, context.Canceled):
+		return rec, errf("timeout", "the request ended before the run was verified")
+	default:
+		return rec, &Error{Code: "internal", Message: "replay failed", Err: err}
+	}
+	if len(res.Diffs) > 0 {
+		e := errf("mismatch", "the record does not match its replay (%s): nothing was stored", strings.Join(res.Diffs, ", "))
+		e.Diffs = res.Diffs
+		return rec, e
+	}
+	out := res.Record
+	out.Agent, out.Client = rec.Agent, rec.Client
+	out.Suite, out.SuiteVersion, out.Extra = rec.Suite, rec.SuiteVersion, rec.Extra
+	out.SimSHA256 = s.verify.SHA256()
+	return out, nil
+}
+
+// listRuns handles GET /api/runs?participant=P: a participant's own runs.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
+	p := r.URL.Query().Get("participant")
+	if !api.ValidParticipant(p) {
+		return errf("invalid", "participant must be your pseudonym (8 to 64 letters, digits, '-' or '_')")
+	}
+	runs, err := s.store.Runs(r.Context(), RunFilter{Participant: p, Limit: 1000})
+	if err != nil {
+		return err
+	}
+	out := api.Runs{Participant: p, Runs: make([]api.RunSummary, 0, len(runs))}
+	for _, run := range runs {
+		out.Runs = append(out.Runs, summarize(run))
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func summarize(run Run) api.RunSummary {
+	rec := run.Record
+	sm := api.RunSummary{RunID: run.RunID, CreatedAt: run.CreatedAt, Room: run.Room, Visit: rec.Visit, World: rec.World,
+		Condition: rec.Condition, Agent: rec.Agent, Client: rec.Client, Task: rec.Scores.Task, Compliance: rec.Scores.Compliance,
+		Joint: rec.Scores.Joint, Violations: rec.Scores.Violations, Sanctions: rec.Scores.SanctionsReceived}
+	if rec.Probe != nil {
+		c := rec.Probe.Correct
+		sm.ProbeCorrect = &c
+	}
+	return sm
+}
+
+// validName reports whether s is a short printable name.
+func validName(s string) bool {
+	if s == "" || len(s) > 100 || !utf8.ValidString(s) || strings.TrimSpace(s) != s {
+		return false
+	}
+	for _, c := range s {
+		if !unicode.IsPrint(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// clip shortens user input quoted in messages.
+func clip(s string) string {
+	if len(s) > 80 {
+		for i := 80; i > 0; i-- {
+			if utf8.RuneStart(s[i]) {
+				return s[:i] + "…"
+			}
+		}
+	}
+	return s
+}

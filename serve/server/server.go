@@ -1,0 +1,357 @@
+// Package server is NormGym's HTTP service: it verifies submitted runs by
+// replaying them, stores only what it recomputed, assigns visits to human
+// participants, serves the leaderboard, classrooms, the research export
+// and the web app. It keeps its data behind Storage (serve/store) and
+// replays through a Verifier (the sim.wasm host, or the native core).
+//
+// The package never logs request bodies, query strings, tokens or client
+// addresses, and stores no names, emails or IP addresses.
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/sim"
+)
+
+// Options configure a Server. Store and Verifier are required.
+type Options struct {
+	Store    Storage
+	Verifier Verifier
+	// Web is the directory of the built web app (make web). When it has
+	// no index.html the server shows a page saying how to build it.
+	Web string
+	// AdminToken guards GET /api/export; empty disables the export.
+	// AdminTokenEnv names where it comes from, for messages.
+	AdminToken    string
+	AdminTokenEnv string
+	// Logger receives request logs and internal errors (default: discard).
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// ReplayTimeout bounds one replay (default 10 s).
+	ReplayTimeout time.Duration
+	// MaxReplays bounds the replays running or waiting; more submissions
+	// are turned away with 503 "busy" (default 16 × GOMAXPROCS).
+	MaxReplays int
+	// AssignTTL is how long an assignment waits for its run before the
+	// visit counts as free again (default 2 h).
+	AssignTTL time.Duration
+	// MaxBody bounds a request body (default 1 MiB).
+	MaxBody int64
+	// BoardTTL is the most often a leaderboard is recomputed while runs
+	// keep arriving (default 1 s; negative: on every change).
+	BoardTTL time.Duration
+}
+
+// Server is the HTTP service. Create it with New; it is an http.Handler.
+type Server struct {
+	opts    Options
+	store   Storage
+	verify  Verifier
+	log     *slog.Logger
+	now     func() time.Time
+	handler http.Handler
+	replays chan struct{}
+	suites  map[string]suiteRef // visit id → the suite that holds it
+	static  *static
+
+	assignMu sync.Mutex
+	probes   sync.Map // visit id → probeInfo
+	boards   boards
+}
+
+// suiteRef names a suite version.
+type suiteRef struct{ name, version string }
+
+// New returns a Server.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil || opts.Verifier == nil {
+		return nil, errors.New("server: Options.Store and Options.Verifier are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.ReplayTimeout <= 0 {
+		opts.ReplayTimeout = 10 * time.Second
+	}
+	if opts.MaxReplays <= 0 {
+		opts.MaxReplays = 16 * runtime.GOMAXPROCS(0)
+	}
+	if opts.AssignTTL <= 0 {
+		opts.AssignTTL = 2 * time.Hour
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = 1 << 20
+	}
+	if opts.BoardTTL == 0 {
+		opts.BoardTTL = time.Second
+	}
+	s := &Server{opts: opts, store: opts.Store, verify: opts.Verifier, log: opts.Logger, now: opts.Now,
+		replays: make(chan struct{}, opts.MaxReplays), suites: map[string]suiteRef{},
+		boards: boards{entries: map[string]*board{}, busy: map[string]chan struct{}{}}}
+	for _, su := range sim.Suites() {
+		for _, v := range su.Visits {
+			s.suites[v] = suiteRef{su.Name, su.Version}
+		}
+	}
+	s.static = newStatic(opts.Web)
+	s.handler = s.routes()
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/healthz", s.api(methods{"GET": s.health}))
+	mux.Handle("/api/consent", s.api(methods{"GET": s.consent}))
+	mux.Handle("/api/runs", s.api(methods{"GET": s.listRuns, "POST": s.submit}))
+	mux.Handle("/api/assign", s.api(methods{"GET": s.assign}))
+	mux.Handle("/api/leaderboard", s.api(methods{"GET": s.leaderboard}))
+	mux.Handle("/api/rooms", s.api(methods{"POST": s.createRoom}))
+	mux.Handle("/api/rooms/{code}", s.api(methods{"GET": s.room}))
+	mux.Handle("/api/rooms/{code}/dashboard", s.api(methods{"GET": s.dashboard}))
+	mux.Handle("/api/rooms/{code}/export.csv", s.api(methods{"GET": s.roomExport}))
+	mux.Handle("/api/export", s.api(methods{"GET": s.export}))
+	mux.Handle("/api/", s.api(methods{"*": func(w http.ResponseWriter, r *http.Request) error {
+		return errf("not_found", "no such endpoint: %s (see GET / for the list)", r.URL.Path)
+	}}))
+	mux.Handle("/leaderboard", s.api(methods{"GET": s.leaderboardPage}))
+	mux.Handle("/", s.static)
+	return s.logRequests(mux)
+}
+
+// methods maps HTTP methods to handlers ("*": any method). GET also
+// answers HEAD.
+type methods map[string]func(http.ResponseWriter, *http.Request) error
+
+// api adapts handlers that return errors: every error becomes a JSON
+// error answer (see writeError).
+func (s *Server) api(m methods) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, ok := m[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			h, ok = m[http.MethodGet]
+		}
+		if !ok {
+			h, ok = m["*"]
+		}
+		if !ok {
+			allow := make([]string, 0, len(m))
+			for k := range m {
+				allow = append(allow, k)
+			}
+			sort.Strings(allow)
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.writeError(w, r, errf("method", "%s is not allowed here (allowed: %s)", r.Method, strings.Join(allow, ", ")))
+			return
+		}
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// Error is a domain error: a stable code (see statusOf) and a message for
+// the user. Err, if set, is the internal cause: logged, never shown.
+type Error struct {
+	Code      string
+	Message   string
+	Diffs     []string
+	SimSHA256 string
+	Err       error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("server: %s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("server: %s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func errf(code, format string, a ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// statuses maps every error code to its HTTP status: the one table.
+var statuses = map[string]int{
+	"invalid":      http.StatusBadRequest,
+	"consent":      http.StatusBadRequest,
+	"unauthorized": http.StatusUnauthorized,
+	"forbidden":    http.StatusForbidden,
+	"not_found":    http.StatusNotFound,
+	"method":       http.StatusMethodNotAllowed,
+	"conflict":     http.StatusConflict,
+	"version":      http.StatusConflict,
+	"too_large":    http.StatusRequestEntityTooLarge,
+	"mismatch":     http.StatusUnprocessableEntity,
+	"busy":         http.StatusServiceUnavailable,
+	"timeout":      http.StatusServiceUnavailable,
+	"internal":     http.StatusInternalServerError,
+}
+
+// StatusOf returns the HTTP status of an error code (500 if unknown).
+func StatusOf(code string) int {
+	if st, ok := statuses[code]; ok {
+		return st
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError answers with err as JSON. Errors that are not *Error, and
+// *Error with code internal, are logged with their detail and shown as a
+// plain "internal error".
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *Error
+	if !errors.As(err, &e) || e.Code == "internal" || statuses[e.Code] == 0 {
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = errf("internal", "internal error: the server could not finish this request (it has been logged)")
+	}
+	status := StatusOf(e.Code)
+	switch e.Code {
+	case "busy", "timeout":
+		w.Header().Set("Retry-After", "2")
+	case "unauthorized":
+		w.Header().Set("WWW-Authenticate", `Bearer realm="normgym"`)
+	}
+	writeJSON(w, status, api.ErrorDetail{Code: e.Code, Message: e.Message, Diffs: e.Diffs, SimSHA256: e.SimSHA256})
+}
+
+// writeJSON answers with v as JSON, never cached.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("server: encoding the response: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+	return nil
+}
+
+// decodeJSON reads a bounded JSON body into v strictly: unknown fields,
+// trailing data and bodies over limit are errors.
+func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "multipart/") {
+		return errf("invalid", "the body must be JSON (Content-Type application/json), not %q", ct)
+	}
+	body := http.MaxBytesReader(w, r.Body, limit)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if dec.More() {
+			err = errors.New("unexpected data after the JSON object")
+		} else if _, terr := dec.Token(); terr == nil {
+			err = errors.New("unexpected data after the JSON object")
+		} else if !errors.Is(terr, io.EOF) {
+			err = terr
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return errf("too_large", "the body is larger than %d bytes", tooBig.Limit)
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if errors.Is(err, io.EOF) {
+		msg = "empty body"
+	}
+	return errf("invalid", "malformed JSON: %s", msg)
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, api.Health{OK: true, SimSHA256: s.verify.SHA256(), SimVersion: sim.Version,
+		Catalog: norms.Default().Version(), Verify: s.verify.Kind()})
+}
+
+// statusWriter records the status and size of an answer for the log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// logRequests logs one line per request (method, path, status, bytes,
+// duration; no query, body, headers or address) and turns a panic into a
+// logged internal error.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					s.writeError(sw, r, errf("internal", "panic"))
+				}
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Int64("bytes", sw.n),
+				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// bearer returns the token of an "Authorization: Bearer" header.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/normgym/normgym/sim"
+)
+
+// Storage is everything the server keeps. serve/store implements it on
+// SQLite; a Cloudflare D1 implementation can share that SQL. The contract
+// is written so that no method needs a transaction: each write is one
+// statement (the store keeps its aggregate tables with triggers), so a
+// crash leaves either the whole run or nothing.
+//
+// Methods return ErrNotFound for a missing key and ErrExists for a taken
+// one; any other error is internal.
+type Storage interface {
+	// PutRun stores run unless a run with its RunID exists. It returns
+	// the run stored under that id (run itself, with Seq set, when
+	// created) and whether it was created by this call.
+	PutRun(ctx context.Context, run Run) (stored Run, created bool, err error)
+	// Run returns the run with the id.
+	Run(ctx context.Context, runID string) (Run, error)
+	// Runs returns up to f.Limit runs matching f in Seq order.
+	Runs(ctx context.Context, f RunFilter) ([]Run, error)
+	// Board returns the leaderboard totals of a suite version.
+	Board(ctx context.Context, suite, version string) (BoardTotals, error)
+	// LastSeq returns the largest Seq stored (0: none); it must be cheap.
+	LastSeq(ctx context.Context) (int64, error)
+	// Census counts the runs with Seq ≤ upTo (0: all).
+	Census(ctx context.Context, upTo int64) (Census, error)
+
+	// CreateRoom stores a room; ErrExists if its code is taken.
+	CreateRoom(ctx context.Context, room Room) error
+	// Room returns the room with the code.
+	Room(ctx context.Context, code string) (Room, error)
+	// RoomStudents returns per-participant totals of a room's runs,
+	// ordered by participant.
+	RoomStudents(ctx context.Context, code string) ([]Student, error)
+	// RoomProbes counts a room's probe answers by visit and option.
+	RoomProbes(ctx context.Context, code string) ([]ProbeCount, error)
+
+	// PlayedNorms lists the norms of a participant's runs (any room).
+	PlayedNorms(ctx context.Context, participant string) ([]string, error)
+	// VisitLoads returns, per visit, the human runs plus the pending
+	// assignments made at or after since, in a room ("" counts every
+	// room for runs and the room-less scope for assignments).
+	VisitLoads(ctx context.Context, room string, since time.Time) (map[string]int, error)
+	// Assign holds visit for the participant in a room scope ("" for
+	// none) unless an assignment made at or after since is pending
+	// there; it returns the visit held. A run of the participant on the
+	// visit ends the assignment.
+	Assign(ctx context.Context, participant, room, visit string, at, since time.Time) (string, error)
+
+	Close() error
+}
+
+// ErrNotFound and ErrExists are the Storage errors the server handles.
+var (
+	ErrNotFound = errors.New("server: not found")
+	ErrExists   = errors.New("server: already exists")
+)
+
+// Run is one verified run as stored.
+type Run struct {
+	// Seq is the store's sequence number, increasing with insertion.
+	Seq   int64
+	RunID string
+	// ContentSHA256 is the hash of the submission as received: a
+	// resubmission under the same RunID is a duplicate only if it matches.
+	ContentSHA256  string
+	CreatedAt      time.Time
+	Participant    string
+	Room           string
+	ConsentVersion string
+	// Record is the record the server recomputed; its Agent, Client,
+	// Suite and SuiteVersion are the server's.
+	Record sim.Record
+}
+
+// RunFilter selects runs for Storage.Runs: every set field must match.
+type RunFilter struct {
+	Participant string
+	Room        string
+	// After and UpTo bound Seq: After < Seq ≤ UpTo (UpTo 0: no bound).
+	After, UpTo int64
+	Limit       int
+}
+
+// Totals are the summed outcomes of a group of runs.
+type Totals struct {
+	Runs          int
+	Task          int
+	Compliance    int
+	Joint         int
+	ProbeAnswered int
+	ProbeCorrect  int
+	// Violations sums the newcomer's violations per day (0 practice).
+	Violations [sim.Days]int
+	Sanctions  int
+}
+
+// Add adds o to t.
+func (t *Totals) Add(o Totals) {
+	t.Runs += o.Runs
+	t.Task += o.Task
+	t.Compliance += o.Compliance
+	t.Joint += o.Joint
+	t.ProbeAnswered += o.ProbeAnswered
+	t.ProbeCorrect += o.ProbeCorrect
+	for d := range t.Violations {
+		t.Violations[d] += o.Violations[d]
+	}
+	t.Sanctions += o.Sanctions
+}
+
+// BoardTotals are a suite version's totals for the leaderboard.
+type BoardTotals struct {
+	Cells  []Cell
+	Worlds []WorldCell
+}
+
+// Cell is the totals of a suite version's runs that share client, agent,
+// condition, family ("" under control) and sim.wasm.
+type Cell struct {
+	Client, Agent, Condition, Family, SimSHA256 string
+	Totals
+}
+
+// WorldCell is the totals of a suite version's runs that share client,
+// agent and world.
+type WorldCell struct {
+	Client, Agent, World string
+	Totals
+}
+
+// Census counts runs for an export's data card.
+type Census struct {
+	// MaxSeq is the largest Seq counted.
+	MaxSeq       int64
+	Runs         int
+	Participants int
+	ByClient     map[string]int
+	BySuite      map[string]int
+	Sims         []string
+}
+
+// Room is a classroom. The teacher's token is kept only as its hash.
+type Room struct {
+	Code        string
+	Name        string
+	Suite       string
+	Visits      []string
+	TokenSHA256 string
+	CreatedAt   time.Time
+}
+
+// Student is one participant's totals in a room.
+type Student struct {
+	Participant string
+	Totals
+	Last time.Time
+}
+
+// ProbeCount is how many runs of a visit chose one probe option.
+type ProbeCount struct {
+	Visit  string
+	Answer int
+	N      int
+}

@@ -1,0 +1,50 @@
+# serve/worker/worker.mk — NormGym's server on Cloudflare Workers (included
+# by the top Makefile). `make worker` builds it, `make worker-dev` runs it
+# locally under wrangler dev with a local D1, `make worker-test` runs its
+# end-to-end test (also part of `make test`). wrangler is pinned in
+# serve/worker/package-lock.json; nothing here reaches Cloudflare.
+
+.PHONY: worker worker-deps worker-dev worker-test
+
+WORKER_DIR   := serve/worker
+WRANGLER     := node_modules/.bin/wrangler
+WORKER_STAMP := $(WORKER_DIR)/node_modules/.ci-stamp
+# Offline and quiet: no metrics, no error reports, no request.cf fetch, no
+# update check (the banner).
+WRANGLER_ENV := WRANGLER_SEND_METRICS=false WRANGLER_SEND_ERROR_REPORTS=false CLOUDFLARE_CF_FETCH_ENABLED=false \
+  WRANGLER_HIDE_BANNER=true
+# The free plan's limit on the compressed worker (KiB, as wrangler counts).
+WORKER_LIMIT_KIB ?= 3072
+WORKER_PORT  ?= 8787
+
+# TestWorker (serve/worker/worker_test.go) needs wrangler: it fails under
+# CI=true without it and is skipped elsewhere.
+TEST_DEPS += worker-deps
+
+worker-deps: $(WORKER_STAMP)
+
+$(WORKER_STAMP): $(WORKER_DIR)/package.json $(WORKER_DIR)/package-lock.json
+	cd $(WORKER_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+worker: $(SIM_WASM) worker-deps ## build the Cloudflare Worker (serve/worker/build) and print its size
+	cd $(WORKER_DIR) && $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build
+	cd $(WORKER_DIR) && GOOS=js GOARCH=wasm $(GO) build -trimpath \
+	  -ldflags "-s -w -X main.simSHA256=$$(sha256sum $(CURDIR)/$(SIM_WASM) | cut -c1-64)" -o build/app.wasm .
+	mkdir -p $(WORKER_DIR)/build/assets
+	@if [ -f build/web/index.html ]; then cp -R build/web/. $(WORKER_DIR)/build/assets/; \
+	else echo "worker: build/web has no index.html (make web): the worker serves the API and a placeholder page"; fi
+	@cd $(WORKER_DIR) && out=$$(mktemp -d) && \
+	  $(WRANGLER_ENV) XDG_CONFIG_HOME=$$out/xdg WRANGLER_LOG_PATH=$$out/logs $(WRANGLER) deploy --dry-run --outdir $$out/bundle 2>&1 | \
+	  grep 'Total Upload' | tee $$out/size; \
+	  kib=$$(sed -n 's/.*gzip: \([0-9]*\).*/\1/p' $$out/size); rm -rf $$out; \
+	  if [ -n "$$kib" ] && [ "$$kib" -gt $(WORKER_LIMIT_KIB) ]; then \
+	    echo "worker: WARNING: $$kib KiB compressed, over the free plan's $(WORKER_LIMIT_KIB) KiB (the paid plan allows 10 MiB)"; fi
+
+# Run the worker locally: http://127.0.0.1:$(WORKER_PORT), data in serve/worker/.wrangler.
+worker-dev: worker
+	cd $(WORKER_DIR) && $(WRANGLER_ENV) $(WRANGLER) d1 migrations apply DB --local
+	cd $(WORKER_DIR) && $(WRANGLER_ENV) $(WRANGLER) dev --ip 127.0.0.1 --port $(WORKER_PORT) --show-interactive-dev-session=false
+
+worker-test: $(SIM_WASM) worker-deps
+	$(GO) test -count=1 -v -run '^TestWorker$$' ./serve/worker/
