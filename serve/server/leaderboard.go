@@ -5,7 +5,8 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"html/template"
+	"html"
+	"io"
 	"math"
 	"net/http"
 	"sort"
@@ -236,66 +237,96 @@ func breakdowns(m map[string]*Totals) map[string]report.Breakdown {
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // leaderboardPage handles GET /leaderboard?suite=S: the leaderboard as HTML.
+// It is written out by hand rather than with html/template, which would
+// keep every method of the program alive and push the Workers build over
+// its size limit.
 func (s *Server) leaderboardPage(w http.ResponseWriter, r *http.Request) error {
 	b, err := s.board(r.Context(), r.URL.Query().Get("suite"))
 	if err != nil {
 		return err
 	}
-	conds := sim.Conditions()
-	fams := append(norms.Default().Families(), "control")
-	data := struct {
-		api.Leaderboard
-		Suites     []string
-		Conditions []string
-		Families   []string
-	}{b.lb, sim.SuiteNames(), conds, fams}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
-	return leaderboardTmpl.Execute(w, data)
+	_, err = io.WriteString(w, leaderboardHTML(b.lb))
+	return err
 }
 
-var leaderboardTmpl = template.Must(template.New("lb").Funcs(template.FuncMap{
-	"rate": func(r report.Rate) template.HTML {
+// leaderboardHTML renders the leaderboard page; every value from data is escaped.
+func leaderboardHTML(lb api.Leaderboard) string {
+	esc := html.EscapeString
+	rate := func(r report.Rate) string {
 		if r.N == 0 {
 			return "–"
 		}
-		return template.HTML(template.HTMLEscapeString(strconvF(100*r.Rate)) + `%<small> [` +
-			template.HTMLEscapeString(strconvF(100*r.Lo)) + `, ` + template.HTMLEscapeString(strconvF(100*r.Hi)) + `] n=` +
-			template.HTMLEscapeString(strconv.Itoa(r.N)) + `</small>`)
-	},
-	"cell": func(m map[string]report.Breakdown, k string) report.Rate { return m[k].Joint },
-	"gap": func(g *float64) string {
-		if g == nil {
-			return "–"
-		}
-		return strconvF(100*(*g)) + " pts"
-	},
-}).Parse(`<!doctype html>
+		return strconvF(100*r.Rate) + "%<small> [" + strconvF(100*r.Lo) + ", " + strconvF(100*r.Hi) + "] n=" + strconv.Itoa(r.N) + "</small>"
+	}
+	conds := sim.Conditions()
+	fams := append(norms.Default().Families(), "control")
+	sha := lb.SimSHA256
+	if len(sha) > 12 {
+		sha = sha[:12]
+	}
+	var b strings.Builder
+	b.WriteString(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>NormGym leaderboard — {{.Suite}}</title>
+<title>NormGym leaderboard — ` + esc(lb.Suite) + `</title>
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:80rem;padding:0 1rem;color:#222}
 table{border-collapse:collapse;margin:1rem 0 2rem;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid #ddd;padding:.35rem .6rem;text-align:right;vertical-align:top}
-th:first-child,td:first-child{text-align:left}small{color:#777;display:block}
+th:first-child,td:first-child{text-align:left}small{color:#666;display:block}
 nav a{margin-right:.8rem}.cur{font-weight:bold}
 </style></head><body>
 <h1>NormGym leaderboard</h1>
-<nav>{{$cur := .Suite}}{{range .Suites}}<a href="?suite={{.}}"{{if eq . $cur}} class="cur"{{end}}>{{.}}</a>{{end}}</nav>
-<p>Suite <b>{{.Suite}}</b> v{{.SuiteVersion}}. Joint success = the test-day task done without breaking the norm; 95% Wilson intervals.
-The observational-learning gap is joint(observe) − joint(solo). Every run was replayed by this server (sim.wasm <code>{{printf "%.12s" .SimSHA256}}</code>).</p>
-{{if not .Agents}}<p>No runs yet.</p>{{else}}
-<h2>Joint success by condition</h2>
-<table><tr><th>agent</th><th>runs</th><th>joint</th>{{range .Conditions}}<th>{{.}}</th>{{end}}<th>gap</th><th>probe</th></tr>
-{{range .Agents}}{{$a := .}}<tr><td>{{.Agent}}<small>{{.Client}}</small></td><td>{{.Visits}}</td><td>{{rate .Joint}}</td>
-{{range $.Conditions}}<td>{{rate (cell $a.ByCondition .)}}</td>{{end}}<td>{{gap .Gap}}</td><td>{{rate .Probe}}</td></tr>
-{{end}}</table>
-<h2>Joint success by norm family</h2>
-<table><tr><th>agent</th>{{range .Families}}<th>{{.}}</th>{{end}}</tr>
-{{range .Agents}}{{$a := .}}<tr><td>{{.Agent}}<small>{{.Client}}</small></td>{{range $.Families}}<td>{{rate (cell $a.ByFamily .)}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-<p><a href="/api/leaderboard?suite={{.Suite}}">JSON</a> · <a href="/">play</a></p>
+<nav>`)
+	for _, name := range sim.SuiteNames() {
+		cur := ""
+		if name == lb.Suite {
+			cur = ` class="cur"`
+		}
+		b.WriteString(`<a href="?suite=` + esc(name) + `"` + cur + `>` + esc(name) + `</a>`)
+	}
+	b.WriteString(`</nav>
+<p>Suite <b>` + esc(lb.Suite) + `</b> v` + esc(lb.SuiteVersion) + `. Joint success = the test-day task done without breaking the norm; 95% Wilson intervals.
+The observational-learning gap is joint(observe) − joint(solo). Every run was replayed by this server (sim.wasm <code>` + esc(sha) + `</code>).</p>
+`)
+	if len(lb.Agents) == 0 {
+		b.WriteString("<p>No runs yet.</p>\n")
+	} else {
+		b.WriteString("<h2>Joint success by condition</h2>\n<table><tr><th>agent</th><th>runs</th><th>joint</th>")
+		for _, c := range conds {
+			b.WriteString("<th>" + esc(c) + "</th>")
+		}
+		b.WriteString("<th>gap</th><th>probe</th></tr>\n")
+		for _, a := range lb.Agents {
+			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + "</small></td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
+			for _, c := range conds {
+				b.WriteString("<td>" + rate(a.ByCondition[c].Joint) + "</td>")
+			}
+			gap := "–"
+			if a.Gap != nil {
+				gap = strconvF(100*(*a.Gap)) + " pts"
+			}
+			b.WriteString("<td>" + gap + "</td><td>" + rate(a.Probe) + "</td></tr>\n")
+		}
+		b.WriteString("</table>\n<h2>Joint success by norm family</h2>\n<table><tr><th>agent</th>")
+		for _, f := range fams {
+			b.WriteString("<th>" + esc(f) + "</th>")
+		}
+		b.WriteString("</tr>\n")
+		for _, a := range lb.Agents {
+			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + "</small></td>")
+			for _, f := range fams {
+				b.WriteString("<td>" + rate(a.ByFamily[f].Joint) + "</td>")
+			}
+			b.WriteString("</tr>\n")
+		}
+		b.WriteString("</table>\n")
+	}
+	b.WriteString(`<p><a href="/api/leaderboard?suite=` + esc(lb.Suite) + `">JSON</a> · <a href="/">play</a></p>
 </body></html>
-`))
+`)
+	return b.String()
+}
 
 func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }

@@ -47,6 +47,14 @@ func New(ctx context.Context, db *sql.DB) (*Store, error) {
 	return s, nil
 }
 
+// Attach returns a Store over db without touching its schema: for hosts
+// that apply the migrations beforehand (`wrangler d1 migrations apply` on
+// Cloudflare D1, where every request starts a fresh process and checking
+// the migrations each time would cost two queries per request).
+func Attach(db *sql.DB) *Store {
+	return &Store{w: db, r: db, closer: func() error { return nil }}
+}
+
 // Close closes what Open opened.
 func (s *Store) Close() error { return s.closer() }
 

@@ -27,20 +27,17 @@ import (
 )
 
 // Open returns the store on the D1 database bound to the Worker as binding
-// ("DB" in serve/worker/wrangler.jsonc), applying any migration it lacks
-// (`wrangler d1 migrations apply` normally has: then this costs two
-// queries). It must run inside the Worker's fetch handler, where the
-// binding is visible. Closing the store leaves the binding alone.
+// ("DB" in serve/worker/wrangler.jsonc). The schema must have been applied
+// with `wrangler d1 migrations apply DB` (serve/store/migrations): Open does
+// not check it, because the Go runtime restarts for every request. It must
+// run inside the Worker's fetch handler, where the binding is visible.
+// Closing the store leaves the binding alone.
 func Open(ctx context.Context, binding string) (*store.Store, error) {
 	c, err := Connector(binding)
 	if err != nil {
 		return nil, err
 	}
-	s, err := store.New(ctx, sql.OpenDB(c))
-	if err != nil {
-		return nil, fmt.Errorf("d1: %w", err)
-	}
-	return s, nil
+	return store.Attach(sql.OpenDB(c)), nil
 }
 
 // Connector returns a database/sql connector for the D1 binding: the
