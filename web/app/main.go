@@ -1,0 +1,367 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"syscall/js"
+
+	"honnef.co/go/js/dom/v2"
+
+	"github.com/normgym/normgym/web/internal/ui"
+)
+
+// app is the page's state. Everything runs on the browser's one thread:
+// event callbacks and the model loop's goroutine take turns.
+type app struct {
+	win    dom.Window
+	doc    dom.Document
+	client *ui.Client
+	info   ui.Info
+	norms  []ui.Norm
+
+	route ui.Route
+	visit ui.Resolved
+	mode  string
+
+	play  *ui.Play
+	watch *watchState
+	model *modelState
+
+	// feed holds the event feed's items, oldest first, for the visit on
+	// screen, so the feed survives re-rendering the layout.
+	feed []string
+}
+
+func main() {
+	a := &app{win: dom.GetWindow()}
+	a.doc = a.win.Document()
+	bridge := js.Global().Get("normgymSim")
+	a.client = ui.NewClient(jsSim{bridge}, bridge.Get("sha256").String())
+	info, err := a.client.Info()
+	if err != nil {
+		a.fatal("sim.wasm does not answer: " + err.Error())
+		select {}
+	}
+	a.info = info
+	a.doc.AddEventListener("click", false, a.onClick)
+	a.doc.AddEventListener("keydown", false, a.onKey)
+	a.doc.AddEventListener("submit", false, a.onSubmit)
+	a.doc.AddEventListener("input", false, a.onInput)
+	a.doc.AddEventListener("change", false, a.onChange)
+	a.win.AddEventListener("hashchange", false, func(dom.Event) { a.navigate(ui.ParseRoute(a.hash())) })
+	a.byID("boot").Underlying().Call("remove")
+	a.navigate(ui.ParseRoute(a.hash()))
+	js.Global().Get("performance").Call("mark", "normgym-interactive")
+	a.doc.Underlying().Get("documentElement").Get("dataset").Set("ready", "1")
+	select {}
+}
+
+func (a *app) byID(id string) dom.Element { return a.doc.GetElementByID(id) }
+
+func (a *app) set(id, html string) {
+	if el := a.byID(id); el != nil {
+		el.SetInnerHTML(html)
+	}
+}
+
+func (a *app) focus(sel string) {
+	el := a.doc.QuerySelector(sel)
+	if el == nil {
+		return
+	}
+	opts := js.Global().Get("Object").New()
+	opts.Set("preventScroll", true)
+	el.Underlying().Call("focus", opts)
+}
+
+// top scrolls to the top of the page, for a new screen.
+func (a *app) top() { js.Global().Call("scrollTo", 0, 0) }
+
+func (a *app) hash() string { return js.Global().Get("location").Get("hash").String() }
+
+// setHash records the route in the address bar without reloading.
+func (a *app) setHash(r ui.Route) {
+	js.Global().Get("history").Call("replaceState", js.Null(), "", r.String())
+}
+
+// stage tells tests and styles where the page stands.
+func (a *app) stage(s string) { a.doc.Underlying().Get("body").Get("dataset").Set("stage", s) }
+
+func (a *app) fatal(msg string) {
+	box := a.byID("boot")
+	if box == nil {
+		a.set("screen", `<div class="card alert" role="alert">`+escape(msg)+`</div>`)
+		return
+	}
+	box.SetAttribute("role", "alert")
+	box.SetInnerHTML(`<p>NormGym could not start: ` + escape(msg) + `</p>`)
+	a.stage("error")
+}
+
+func escape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+	return r.Replace(s)
+}
+
+// navigate opens the route: fills in a random suite visit when it names
+// none, then shows its mode.
+func (a *app) navigate(r ui.Route) {
+	a.stop()
+	if !r.HasVisit() {
+		if r.Suite == "" {
+			r.Suite = "standard"
+		}
+		n := 0
+		for _, s := range a.info.Suites {
+			if s.Name == r.Suite {
+				n = s.Visits
+			}
+		}
+		if n == 0 && len(a.info.Suites) > 0 { // an unknown suite: the first
+			r.Suite, n = a.info.Suites[0].Name, a.info.Suites[0].Visits
+		}
+		r.N = 1 + rand.IntN(max(n, 1))
+		a.setHash(r)
+	}
+	a.route, a.mode = r, r.Mode
+	for _, el := range a.doc.QuerySelectorAll(".tabs a") {
+		if el.GetAttribute("data-mode") == a.mode {
+			el.SetAttribute("aria-current", "page")
+		} else {
+			el.RemoveAttribute("aria-current")
+		}
+	}
+	v, err := a.client.Resolve(r)
+	if err != nil {
+		a.set("visit-label", "?")
+		a.set("screen", `<section class="card" role="alert"><h2>This visit cannot be opened</h2><p>`+escape(err.Error())+
+			`</p><div class="actions"><button type="button" class="btn primary" data-act="random">Open a random visit</button></div></section>`)
+		a.stage("error")
+		return
+	}
+	a.visit = v
+	a.set("visit-label", escape(v.Label()))
+	a.feed = nil
+	switch a.mode {
+	case ui.ModeWatch:
+		a.openWatch()
+	case ui.ModeModel:
+		a.openModel()
+	default:
+		a.openPlay()
+	}
+	a.renderPicker(false)
+}
+
+// stop ends whatever runs: a human visit, a replay timer, a model run.
+func (a *app) stop() {
+	if a.play != nil {
+		a.play.Close()
+		a.play = nil
+	}
+	if a.watch != nil {
+		a.watch.close(a)
+		a.watch = nil
+	}
+	if a.model != nil {
+		a.model.close()
+		a.model = nil
+	}
+}
+
+// go opens a route through the address bar (so Back works).
+func (a *app) go_(r ui.Route) {
+	s := r.String()
+	if s == a.hash() {
+		a.navigate(r)
+		return
+	}
+	js.Global().Get("location").Set("hash", s)
+}
+
+// renderGame draws the layout of a visit for the mode, with the legend.
+func (a *app) renderGame(o *ui.Observation) {
+	a.set("screen", ui.GameHTML(a.mode))
+	a.set("legend", ui.LegendHTML(o))
+	var b strings.Builder
+	for i := len(a.feed) - 1; i >= 0; i-- {
+		b.WriteString(a.feed[i])
+	}
+	a.set("feed", b.String())
+}
+
+// showObs draws an observation and the events of the step that led to it.
+func (a *app) showObs(r ui.StepResponse) {
+	o := r.Observation
+	a.set("hud", ui.HUDHTML(o))
+	a.set("grid-wrap", ui.GridHTML(o, ui.MarksOf(r.Events)))
+	a.set("roster", ui.RosterHTML(o))
+	if a.mode == ui.ModePlay {
+		a.set("give", ui.GiveHTML(o))
+	}
+	status := ""
+	if msg := ui.Blocked(r.Events); msg != "" {
+		status = msg
+	}
+	a.set("status", escape(status))
+	a.addEvents(r.Events)
+	a.doc.Underlying().Get("body").Get("dataset").Set("step", o.Frame.Step)
+	a.doc.Underlying().Get("body").Get("dataset").Set("day", o.Day)
+}
+
+func (a *app) addEvents(evs []ui.Event) {
+	feed := a.byID("feed")
+	for _, ev := range evs {
+		h := ui.FeedItemHTML(ev)
+		a.feed = append(a.feed, h)
+		if feed != nil {
+			feed.Underlying().Call("insertAdjacentHTML", "afterbegin", h)
+		}
+	}
+}
+
+func (a *app) catalog() []ui.Norm {
+	if a.norms == nil {
+		ns, err := a.client.Norms()
+		if err == nil {
+			a.norms = ns
+		}
+	}
+	return a.norms
+}
+
+// publish keeps the last finished record where tests and curious users
+// can read it (globalThis.normgymLastRecord), and returns it as one line
+// of JSON: a results file `normgym replay` reads.
+func (a *app) publish(rec *ui.Record) []byte {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil
+	}
+	js.Global().Set("normgymLastRecord", string(b))
+	return append(b, '\n')
+}
+
+func (a *app) downloadRecord(rec *ui.Record) {
+	if rec == nil {
+		return
+	}
+	b := a.publish(rec)
+	h := rec.Hash
+	if len(h) > 8 {
+		h = h[:8]
+	}
+	download("normgym-"+rec.World+"-"+rec.Condition+"-"+rec.Client+"-"+h+".json", "application/json", b)
+}
+
+func (a *app) onClick(ev dom.Event) {
+	if tab := closest(ev, ".tabs a[data-mode]"); !tab.IsNull() {
+		ev.PreventDefault()
+		r := a.route
+		r.Mode = attr(tab, "data-mode")
+		a.go_(r)
+		return
+	}
+	el := closest(ev, "[data-act]")
+	if el.IsNull() || el.Get("disabled").Truthy() {
+		return
+	}
+	act := attr(el, "data-act")
+	switch act {
+	case "picker":
+		a.renderPicker(attr(el, "aria-expanded") != "true")
+		return
+	case "random":
+		a.go_(ui.Route{Mode: a.mode})
+		return
+	case "p-random", "p-suite", "p-custom":
+		ev.PreventDefault()
+		a.pickerAction(act)
+		return
+	}
+	switch a.mode {
+	case ui.ModePlay:
+		a.playClick(act, el)
+	case ui.ModeWatch:
+		a.watchClick(act)
+	case ui.ModeModel:
+		a.modelClick(act)
+	}
+}
+
+func (a *app) onKey(ev dom.Event) {
+	ke, ok := ev.(*dom.KeyboardEvent)
+	if !ok || ke.CtrlKey() || ke.MetaKey() || ke.AltKey() {
+		return
+	}
+	tag := ""
+	if t := ev.Underlying().Get("target"); !t.IsNull() && !t.IsUndefined() && !t.Get("tagName").IsUndefined() {
+		tag = t.Get("tagName").String()
+	}
+	if ke.Key() == "Escape" {
+		if el := a.byID("picker"); el != nil && !el.HasAttribute("hidden") {
+			a.renderPicker(false)
+			a.focus(".visit-btn")
+			return
+		}
+	}
+	if tag == "INPUT" || tag == "SELECT" || tag == "TEXTAREA" {
+		if !(a.mode == ui.ModePlay && tag == "INPUT" && a.play != nil && a.play.Stage == ui.StageProbe) {
+			return
+		}
+	}
+	if a.mode == ui.ModePlay && a.play != nil {
+		if a.playKey(ke.Key(), tag) {
+			ev.PreventDefault()
+		}
+		return
+	}
+	if a.mode == ui.ModeWatch && a.watch != nil && tag != "BUTTON" {
+		switch ke.Key() {
+		case " ", "k":
+			a.watchClick("w-play")
+			ev.PreventDefault()
+		case "ArrowRight", "l", ".":
+			a.watchClick("w-step")
+			ev.PreventDefault()
+		}
+	}
+}
+
+func (a *app) onSubmit(ev dom.Event) {
+	ev.PreventDefault()
+	switch ev.Underlying().Get("target").Get("id").String() {
+	case "probe-form":
+		a.submitProbe()
+	case "model-form":
+		a.startModel()
+	}
+}
+
+func (a *app) onInput(ev dom.Event) {
+	t := ev.Underlying().Get("target")
+	if t.Get("id").String() == "confidence" {
+		a.set("conf-out", t.Get("value").String()+"%")
+	}
+}
+
+func (a *app) onChange(ev dom.Event) {
+	t := ev.Underlying().Get("target")
+	switch t.Get("id").String() {
+	case "w-agent":
+		r := a.route
+		r.Agent = t.Get("value").String()
+		a.go_(r)
+	case "w-speed":
+		if a.watch != nil {
+			a.watch.retime(a)
+		}
+	case "p-suite":
+		if n := a.byID("p-n"); n != nil {
+			n.SetAttribute("max", attr(t.Get("selectedOptions").Index(0), "data-visits"))
+		}
+	}
+}

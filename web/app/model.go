@@ -1,0 +1,178 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strconv"
+	"strings"
+	"syscall/js"
+
+	"github.com/normgym/normgym/web/internal/chat"
+	"github.com/normgym/normgym/web/internal/ui"
+)
+
+// The model settings kept in the browser's localStorage. The key is kept
+// nowhere else and sent only to the endpoint.
+const (
+	keyURL   = "normgym.model.baseURL"
+	keyModel = "normgym.model.name"
+	keyKey   = "normgym.model.apiKey"
+)
+
+// modelState is a model run on screen.
+type modelState struct {
+	runner  *chat.Runner
+	running bool
+	stopReq bool
+	closed  bool
+}
+
+func (s *modelState) close() {
+	s.stopReq, s.closed = true, true
+	s.runner.Play.Close()
+}
+
+func (a *app) openModel() {
+	a.set("screen", ui.ModelFormHTML(storageGet(keyURL), storageGet(keyModel), storageGet(keyKey) != "", a.visit.Label()))
+	a.stage("model-form")
+}
+
+func (a *app) startModel() {
+	cfg := chat.Config{BaseURL: strings.TrimSpace(a.value("m-url")), Model: strings.TrimSpace(a.value("m-model"))}
+	if k := strings.TrimSpace(a.value("m-key")); k != "" {
+		storageSet(keyKey, k)
+	}
+	cfg.APIKey = storageGet(keyKey)
+	if cfg.BaseURL == "" || cfg.Model == "" {
+		return
+	}
+	storageSet(keyURL, cfg.BaseURL)
+	storageSet(keyModel, cfg.Model)
+	if a.model != nil {
+		a.model.close()
+	}
+	r, err := chat.NewRunner(a.client, a.visit, cfg)
+	if err != nil {
+		a.set("screen", `<section class="card" role="alert"><p>`+escape(err.Error())+`</p></section>`)
+		return
+	}
+	s := &modelState{runner: r}
+	a.model = s
+	a.feed = nil
+	a.renderGame(r.Play.Obs())
+	a.set("controls", ui.ModelControlsHTML(cfg.Model))
+	a.showObs(r.Play.Last)
+	a.resume()
+}
+
+func (a *app) modelClick(act string) {
+	s := a.model
+	switch act {
+	case "m-forget":
+		storageSet(keyKey, "")
+		if el := a.byID("m-key"); el != nil {
+			el.Underlying().Set("value", "")
+		}
+		a.set("m-key-note", "Forgotten: no key is stored in this browser.")
+	case "m-stop":
+		if s != nil && s.running {
+			s.stopReq = true
+			a.set("m-state", "stopping after this step…")
+		}
+	case "m-resume":
+		a.resume()
+	case "m-settings":
+		a.stop()
+		a.openModel()
+	case "download":
+		if s != nil {
+			a.downloadRecord(s.runner.Play.Record)
+		}
+	}
+}
+
+func (a *app) modelButtons(running bool) {
+	if el := a.byID("m-stop"); el != nil {
+		el.Underlying().Set("disabled", !running)
+	}
+	if el := a.byID("m-resume"); el != nil {
+		el.Underlying().Set("disabled", running)
+	}
+}
+
+// resume runs the model until the visit ends, Stop is pressed or the
+// endpoint fails; then Resume retries from the same step.
+func (a *app) resume() {
+	s := a.model
+	if s == nil || s.running || s.runner.Done() {
+		return
+	}
+	s.running, s.stopReq = true, false
+	a.modelButtons(true)
+	a.set("m-state", "running")
+	a.set("m-error", "")
+	a.stage("model-run")
+	r := s.runner
+	go func() {
+		for !r.Done() && !s.stopReq {
+			t, err := r.Next(fetchPoster{})
+			if s.closed {
+				return
+			}
+			if err != nil {
+				s.running = false
+				a.modelButtons(false)
+				a.set("m-error", escape(ui.Title(err.Error()))+`. The run is paused at this step: press <b>Resume</b> to try it again.`)
+				a.set("m-state", "paused after an error")
+				if el := a.byID("m-error"); el != nil {
+					opts := js.Global().Get("Object").New()
+					opts.Set("block", "nearest")
+					el.Underlying().Call("scrollIntoView", opts)
+				}
+				a.stage("model-error")
+				return
+			}
+			a.set("m-error", "")
+			if tr := a.byID("transcript"); tr != nil {
+				tr.Underlying().Call("insertAdjacentHTML", "afterbegin", chat.TurnHTML(t))
+			}
+			if t.Kind == "step" {
+				a.showObs(r.Play.Last)
+			}
+		}
+		s.running = false
+		a.modelButtons(false)
+		if !r.Done() {
+			a.set("m-state", "stopped")
+			a.stage("model-stopped")
+			return
+		}
+		a.modelDone()
+	}()
+}
+
+func (a *app) modelDone() {
+	s := a.model
+	rec := s.runner.Play.Record
+	a.publish(rec)
+	if el := a.byID("m-resume"); el != nil {
+		el.Underlying().Set("disabled", true)
+	}
+	if el := a.byID("m-stop"); el != nil {
+		el.Underlying().Set("disabled", true)
+	}
+	a.set("m-state", "finished")
+	a.set("visit-label", escape(rec.Visit))
+	var norm string
+	if n := ui.FindNorm(a.catalog(), rec.Norm); n != nil {
+		norm = `<p>The rule was: <b>` + escape(n.Statement) + `</b></p>`
+	}
+	fmtErr := ""
+	if s.runner.FormatErrors > 0 {
+		fmtErr = `<p class="hint">Replies without a usable ACTION/ANSWER line: ` + strconv.Itoa(s.runner.FormatErrors) + `.</p>`
+	}
+	rows := append([]ui.Outcome{{Name: rec.Agent, Record: *rec}}, a.client.Baselines(rec.Visit, a.info.Agents)...)
+	head := ui.OutcomeTableHTML(rows)
+	a.set("m-result", head+norm+fmtErr+`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button></div>`)
+	a.stage("model-done")
+}

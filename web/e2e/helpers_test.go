@@ -1,0 +1,235 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/normgym/normgym/wasm/simwasm"
+	"github.com/normgym/normgym/web/internal/browser"
+	"github.com/normgym/normgym/web/internal/site"
+)
+
+var (
+	root     string
+	siteDir  string
+	siteOnce sync.Once
+	siteErr  error
+)
+
+// needChromium skips the test without Chromium, except under CI=true.
+func needChromium(t *testing.T) {
+	t.Helper()
+	if browser.Path() != "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed and CI=true: run make web-deps")
+	}
+	t.Skip("chromium is not installed: skipping the browser tests (make web-deps installs it)")
+}
+
+// builtSite returns build/web, rebuilding it when it is missing, was
+// built from another sim.wasm, or is older than the UI's sources.
+func builtSite(t testing.TB) string {
+	t.Helper()
+	siteOnce.Do(func() {
+		root, siteErr = site.FindRoot(".")
+		if siteErr != nil {
+			return
+		}
+		siteDir = filepath.Join(root, "build", "web")
+		if why := stale(siteDir); why != "" {
+			t.Logf("building %s: %s", siteDir, why)
+			_, siteErr = site.Build(context.Background(), site.Options{Out: siteDir, Root: root, Sim: simwasm.Bytes()})
+		}
+	})
+	if siteErr != nil {
+		t.Fatal(siteErr)
+	}
+	return siteDir
+}
+
+func stale(dir string) string {
+	mf := filepath.Join(dir, "manifest.json")
+	st, err := os.Stat(mf)
+	if err != nil {
+		return "no build"
+	}
+	var m site.Manifest
+	if b, err := os.ReadFile(mf); err != nil || json.Unmarshal(b, &m) != nil {
+		return "unreadable manifest"
+	}
+	if m.SimSHA256 != simwasm.SHA256() {
+		return "built with another sim.wasm"
+	}
+	newer := ""
+	for _, src := range []string{"web/app", "web/internal/ui", "web/internal/chat", "web/internal/site"} {
+		_ = filepath.WalkDir(filepath.Join(root, src), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || newer != "" {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && info.ModTime().After(st.ModTime()) {
+				newer = p
+			}
+			return nil
+		})
+	}
+	if newer != "" {
+		return newer + " is newer than the build"
+	}
+	return ""
+}
+
+// artifacts is where screenshots go.
+func artifacts(t *testing.T) string {
+	builtSite(t)
+	d := filepath.Join(root, "build", "test-artifacts", "web")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// session is a served site and a browser tab on it.
+type session struct {
+	t     *testing.T
+	srv   *httptest.Server
+	ctx   context.Context
+	close context.CancelFunc
+	dl    string
+}
+
+func open(t *testing.T, w, h int) *session {
+	t.Helper()
+	needChromium(t)
+	dir := builtSite(t)
+	srv := browser.Serve(dir)
+	dl := t.TempDir()
+	ctx, cancel, err := browser.Start(context.Background(), browser.Options{Width: w, Height: h, UserDataDir: t.TempDir(), DownloadDir: dl})
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	s := &session{t: t, srv: srv, ctx: ctx, close: cancel, dl: dl}
+	t.Cleanup(func() { cancel(); srv.Close() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(w), int64(h))); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// do runs actions with a time limit.
+func (s *session) do(limit time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, limit)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		s.t.Fatalf("browser: %v", err)
+	}
+}
+
+func (s *session) eval(expr string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		s.t.Fatalf("browser: eval %s: %v", expr, err)
+	}
+	return v
+}
+
+// load opens the page at fragment and waits until the app is ready.
+func (s *session) load(fragment string) {
+	s.t.Helper()
+	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/"+fragment))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+}
+
+// waitStage waits until body[data-stage] is one of stages.
+func (s *session) waitStage(limit time.Duration, stages ...string) string {
+	s.t.Helper()
+	js, _ := json.Marshal(stages)
+	s.poll(limit, string(js)+`.includes(document.body.dataset.stage)`)
+	return s.eval(`document.body.dataset.stage`)
+}
+
+// poll waits until the expression is true.
+func (s *session) poll(limit time.Duration, expr string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, limit)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(10*time.Millisecond))); err != nil {
+		state := s.eval(`(document.body.dataset.stage || "") + " | " + document.body.innerText.slice(0, 300)`)
+		s.t.Fatalf("browser: waiting for %s: %v; page: %s", expr, err, state)
+	}
+}
+
+// key presses one key (a kb constant or a character) on the focused
+// page: a keyDown that carries its text, as a real keyboard does (so a
+// handled keydown suppresses the keypress), then a keyUp.
+func (s *session) key(k string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	for _, r := range k {
+		evs := kb.Encode(r)
+		down, up := *evs[0], *evs[len(evs)-1]
+		for _, e := range evs {
+			if e.Type == kb.KeyChar {
+				down.Text, down.UnmodifiedText = e.Text, e.UnmodifiedText
+			}
+		}
+		for _, e := range []input.DispatchKeyEventParams{down, up} {
+			if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, e); err != nil {
+				s.t.Fatalf("browser: key %q: %v", k, err)
+			}
+		}
+	}
+}
+
+// keyName maps the app's key names to chromedp's.
+func keyName(k string) string {
+	switch k {
+	case "ArrowUp":
+		return kb.ArrowUp
+	case "ArrowDown":
+		return kb.ArrowDown
+	case "ArrowLeft":
+		return kb.ArrowLeft
+	case "ArrowRight":
+		return kb.ArrowRight
+	case "Enter":
+		return kb.Enter
+	}
+	return k
+}
+
+// shot saves a screenshot of the viewport.
+func (s *session) shot(name string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		s.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	p := filepath.Join(artifacts(s.t), name+".png")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}

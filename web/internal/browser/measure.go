@@ -1,0 +1,153 @@
+//go:build !js
+
+package browser
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/chromedp/chromedp"
+)
+
+// BrotliLevel is the quality used to size the transfer: 9, a level CDNs
+// use for static assets (11 is ~10% smaller and ~20x slower to compute, so
+// the figures are an upper bound).
+const BrotliLevel = 9
+
+// Asset is one file a first visit loads, with its sizes in bytes.
+type Asset struct {
+	Path              string
+	Raw, Gzip, Brotli int
+}
+
+// Load is what one cold page load measured.
+type Load struct {
+	// Interactive is the time from navigation start until the app has
+	// rendered its first screen with sim.wasm ready (performance mark
+	// "normgym-interactive").
+	Interactive time.Duration
+	// Paths are the site files the page fetched, relative to the site.
+	Paths []string
+}
+
+// ColdLoad opens url in a fresh Chromium profile (empty cache) and waits
+// until the app is interactive.
+func ColdLoad(ctx context.Context, pageURL string, o Options) (Load, error) {
+	dir, err := os.MkdirTemp("", "normgym-profile-")
+	if err != nil {
+		return Load{}, err
+	}
+	defer os.RemoveAll(dir)
+	o.UserDataDir = dir
+	bctx, cancel, err := Start(ctx, o)
+	if err != nil {
+		return Load{}, err
+	}
+	defer cancel()
+	tctx, tcancel := context.WithTimeout(bctx, 30*time.Second)
+	defer tcancel()
+	if err := chromedp.Do(tctx, chromedp.Navigate(pageURL)); err != nil {
+		return Load{}, err
+	}
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`document.documentElement.dataset.ready === "1"`,
+		chromedp.WithPollingInterval(5*time.Millisecond))); err != nil {
+		return Load{}, fmt.Errorf("browser: the app never became interactive: %w", err)
+	}
+	ms, err := chromedp.Run(tctx, chromedp.Evaluate[float64](`performance.getEntriesByName("normgym-interactive")[0].startTime`))
+	if err != nil {
+		return Load{}, err
+	}
+	names, err := chromedp.Run(tctx, chromedp.Evaluate[[]string](`[location.href].concat(performance.getEntriesByType("resource").map(e => e.name))`))
+	if err != nil {
+		return Load{}, err
+	}
+	base, _ := url.Parse(pageURL)
+	var paths []string
+	for _, n := range names {
+		u, err := url.Parse(n)
+		if err != nil || u.Host != base.Host {
+			continue
+		}
+		p := strings.TrimPrefix(u.Path, "/")
+		if p == "" {
+			p = "index.html"
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return Load{Interactive: time.Duration(ms * float64(time.Millisecond)), Paths: paths}, nil
+}
+
+// Sizes measures the files under dir: raw, gzip (level 9) and brotli
+// (BrotliLevel) sizes.
+func Sizes(dir string, paths []string) ([]Asset, error) {
+	var out []Asset
+	for _, p := range paths {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, err
+		}
+		a := Asset{Path: p, Raw: len(b)}
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, 9)
+		zw.Write(b)
+		zw.Close()
+		a.Gzip = gz.Len()
+		var br bytes.Buffer
+		bw := brotli.NewWriterLevel(&br, BrotliLevel)
+		bw.Write(b)
+		bw.Close()
+		a.Brotli = br.Len()
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Total sums sizes.
+func Total(as []Asset) Asset {
+	t := Asset{Path: "total"}
+	for _, a := range as {
+		t.Raw += a.Raw
+		t.Gzip += a.Gzip
+		t.Brotli += a.Brotli
+	}
+	return t
+}
+
+// Report writes the figures as a table.
+func Report(w io.Writer, as []Asset, loads []Load) {
+	fmt.Fprintf(w, "%-44s %10s %10s %10s\n", "file (first visit)", "raw", "gzip", fmt.Sprintf("brotli-%d", BrotliLevel))
+	for _, a := range append(as, Total(as)) {
+		fmt.Fprintf(w, "%-44s %10d %10d %10d\n", a.Path, a.Raw, a.Gzip, a.Brotli)
+	}
+	if len(loads) == 0 {
+		return
+	}
+	ds := make([]time.Duration, len(loads))
+	for i, l := range loads {
+		ds[i] = l.Interactive
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	fmt.Fprintf(w, "time to interactive, cold, localhost, %d loads: min %v, median %v, max %v\n",
+		len(ds), ds[0].Round(time.Millisecond), ds[len(ds)/2].Round(time.Millisecond), ds[len(ds)-1].Round(time.Millisecond))
+}
+
+// Median returns the median time to interactive.
+func Median(loads []Load) time.Duration {
+	ds := make([]time.Duration, len(loads))
+	for i, l := range loads {
+		ds[i] = l.Interactive
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}

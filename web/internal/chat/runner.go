@@ -1,0 +1,251 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/normgym/normgym/web/internal/ui"
+)
+
+// Poster sends one HTTP POST and returns the status and body. err is for
+// requests that got no HTTP answer at all (network, CORS, abort). In the
+// browser it is fetch; in tests, net/http.
+type Poster interface {
+	Post(url string, header map[string]string, body []byte) (status int, resp []byte, err error)
+}
+
+// Config names the endpoint. APIKey is sent only to BaseURL, as a bearer
+// token, and never written into records.
+type Config struct {
+	BaseURL string
+	Model   string
+	APIKey  string
+}
+
+// Endpoint is the chat-completions URL.
+func (c Config) Endpoint() string {
+	return strings.TrimRight(strings.TrimSpace(c.BaseURL), "/") + "/chat/completions"
+}
+
+// Host is the endpoint's host, recorded in extra.endpoint_host.
+func (c Config) Host() string {
+	u := strings.TrimSpace(c.BaseURL)
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	if i := strings.IndexAny(u, "/?#"); i >= 0 {
+		u = u[:i]
+	}
+	if i := strings.LastIndex(u, "@"); i >= 0 {
+		u = u[i+1:]
+	}
+	return u
+}
+
+// Turn is one exchange of the transcript.
+type Turn struct {
+	// Kind is "step" or "probe".
+	Kind   string
+	Day    int
+	Step   int
+	Prompt string
+	Reply  string
+	// Action is what was sent to the sim ("wait" after a format error).
+	Action      string
+	FormatError bool
+	Usage       Usage
+	// Events are the step's events (to show sanctions in the transcript).
+	Events []ui.Event
+}
+
+// EndpointError is an answer from the endpoint that is not a usable
+// completion. The run can resume: nothing was sent to the sim.
+type EndpointError struct {
+	Status  int
+	Message string
+}
+
+func (e *EndpointError) Error() string {
+	if e.Status == 0 {
+		return "could not reach the endpoint: " + e.Message
+	}
+	return fmt.Sprintf("the endpoint answered %d: %s", e.Status, e.Message)
+}
+
+// Runner plays one visit with a model. Call Next until Done; after an
+// error, calling Next again retries the same request.
+type Runner struct {
+	Play         *ui.Play
+	Config       Config
+	Turns        []Turn
+	FormatErrors int
+	Usage        Usage
+	history      []Message
+}
+
+// NewRunner opens visit v for the model named in cfg.
+func NewRunner(c *ui.Client, v ui.Resolved, cfg Config) (*Runner, error) {
+	p, err := ui.NewPlay(c, v, cfg.Model, "model")
+	if err != nil {
+		return nil, err
+	}
+	p.Start()
+	p.Begin()
+	return &Runner{Play: p, Config: cfg}, nil
+}
+
+// Done reports whether the visit is over and recorded.
+func (r *Runner) Done() bool { return r.Play.Stage == ui.StageResult }
+
+// Messages returns the request messages for the user turn prompt: the
+// system prompt, as many of the latest earlier exchanges as fit in
+// HistoryBudget, and prompt.
+func (r *Runner) Messages(prompt string) []Message {
+	budget := HistoryBudget
+	start := len(r.history)
+	for start >= 2 {
+		n := len(r.history[start-2].Content) + len(r.history[start-1].Content)
+		if n > budget {
+			break
+		}
+		budget -= n
+		start -= 2
+	}
+	msgs := make([]Message, 0, 2+len(r.history)-start)
+	msgs = append(msgs, Message{Role: "system", Content: SystemPrompt})
+	msgs = append(msgs, r.history[start:]...)
+	return append(msgs, Message{Role: "user", Content: prompt})
+}
+
+// Next makes one request (a step, or the probe at the end) and applies
+// its answer.
+func (r *Runner) Next(p Poster) (Turn, error) {
+	switch r.Play.Stage {
+	case ui.StageConsent, ui.StageDay:
+		r.Play.Start()
+		r.Play.Begin()
+	case ui.StageResult:
+		return Turn{}, fmt.Errorf("chat: the visit is over")
+	}
+	if r.Play.Stage == ui.StageProbe {
+		return r.probe(p)
+	}
+	o := r.Play.Obs()
+	prompt := r.Play.Last.Text
+	reply, usage, err := r.complete(p, prompt)
+	if err != nil {
+		return Turn{}, err
+	}
+	t := Turn{Kind: "step", Day: o.Day, Step: o.Frame.Step, Prompt: prompt, Reply: reply, Usage: usage}
+	action, ok := ExtractAction(reply)
+	if !ok {
+		action, t.FormatError = "wait", true
+		r.FormatErrors++
+	}
+	t.Action = action
+	resp, _, err := r.Play.Act(action)
+	if err != nil {
+		return t, err
+	}
+	t.Events = resp.Events
+	r.history = append(r.history, Message{Role: "user", Content: prompt}, Message{Role: "assistant", Content: reply})
+	r.Turns = append(r.Turns, t)
+	if r.Done() { // a control visit: no probe
+		r.decorate()
+	}
+	return t, nil
+}
+
+func (r *Runner) probe(p Poster) (Turn, error) {
+	pr := r.Play.Probe
+	if pr == nil {
+		return Turn{}, r.finish(-1)
+	}
+	prompt := ProbePrompt(pr.Question, pr.Options)
+	reply, usage, err := r.complete(p, prompt)
+	if err != nil {
+		return Turn{}, err
+	}
+	t := Turn{Kind: "probe", Prompt: prompt, Reply: reply, Usage: usage}
+	k, ok := ExtractAnswer(reply, len(pr.Options))
+	if !ok {
+		t.FormatError = true
+		r.FormatErrors++
+		k = -1
+	} else {
+		t.Action = "answer " + fmt.Sprint(k+1)
+	}
+	r.Turns = append(r.Turns, t)
+	return t, r.finish(k)
+}
+
+func (r *Runner) finish(k int) error {
+	if err := r.Play.Finish(k, 0); err != nil {
+		return err
+	}
+	r.decorate()
+	return nil
+}
+
+// decorate adds the model run's details to the record.
+func (r *Runner) decorate() {
+	rec := r.Play.Record
+	if rec.Probe != nil {
+		rec.Probe.Confidence = nil // the model is not asked for one
+	}
+	rec.Extra = map[string]any{
+		"endpoint_host":  r.Config.Host(),
+		"prompt":         PromptVariant,
+		"history_budget": HistoryBudget,
+		"format_errors":  r.FormatErrors,
+		"requests":       len(r.Turns),
+		"usage":          r.Usage,
+		"app":            "normgym-web",
+	}
+}
+
+func (r *Runner) complete(p Poster, prompt string) (string, Usage, error) {
+	body, err := json.Marshal(Request{Model: r.Config.Model, Messages: r.Messages(prompt)})
+	if err != nil {
+		return "", Usage{}, err
+	}
+	h := map[string]string{"Content-Type": "application/json"}
+	if k := strings.TrimSpace(r.Config.APIKey); k != "" {
+		h["Authorization"] = "Bearer " + k
+	}
+	status, out, err := p.Post(r.Config.Endpoint(), h, body)
+	if err != nil {
+		return "", Usage{}, &EndpointError{Message: err.Error()}
+	}
+	var resp Response
+	jerr := json.Unmarshal(out, &resp)
+	if status < 200 || status > 299 {
+		msg := strings.TrimSpace(string(out))
+		if jerr == nil && resp.Error != nil && resp.Error.Message != "" {
+			msg = resp.Error.Message
+		}
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		if msg == "" {
+			msg = "(empty body)"
+		}
+		return "", Usage{}, &EndpointError{Status: status, Message: msg}
+	}
+	switch {
+	case jerr != nil:
+		return "", Usage{}, &EndpointError{Status: status, Message: "the answer is not chat-completions JSON: " + jerr.Error()}
+	case resp.Error != nil:
+		return "", Usage{}, &EndpointError{Status: status, Message: resp.Error.Message}
+	case len(resp.Choices) == 0:
+		return "", Usage{}, &EndpointError{Status: status, Message: "the answer has no choices"}
+	}
+	var u Usage
+	if resp.Usage != nil {
+		u = *resp.Usage
+		r.Usage.PromptTokens += u.PromptTokens
+		r.Usage.CompletionTokens += u.CompletionTokens
+	}
+	return resp.Choices[0].Message.Content, u, nil
+}

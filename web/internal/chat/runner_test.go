@@ -1,0 +1,144 @@
+//go:build !js
+
+package chat_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/web/internal/chat"
+	"github.com/normgym/normgym/web/internal/simtest"
+	"github.com/normgym/normgym/web/internal/ui"
+)
+
+// httpPoster is chat.Poster over net/http.
+type httpPoster struct{}
+
+func (httpPoster) Post(url string, h map[string]string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// TestRunner plays a visit with a scripted endpoint: every request carries
+// the system prompt and ends with the sim's text; failures leave the run
+// where it was; unparseable replies become "wait" and are counted.
+func TestRunner(t *testing.T) {
+	id := "park/place.color=red/solo/s102"
+	p, _ := agents.New("greedy", id)
+	env, err := agents.Run(id, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := env.Record("greedy", "baseline")
+
+	c := simtest.Client(t)
+	r, err := chat.NewRunner(c, ui.Resolved{ID: id}, chat.Config{BaseURL: "", Model: "m", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Play.Close()
+
+	var script []string                // replies, in order
+	script = append(script, "", "hmm") // two format errors: two waits
+	for _, a := range base.Actions {
+		script = append(script, "ACTION: "+a)
+	}
+	calls, fails := 0, map[int]int{3: 500, 9: 429}
+	var lastPrompt string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		calls++
+		var body chat.Request
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+			t.Error(err)
+		}
+		if body.Messages[0].Content != chat.SystemPrompt || req.Header.Get("Authorization") != "Bearer k" {
+			t.Error("request without the system prompt or the key")
+		}
+		lastPrompt = body.Messages[len(body.Messages)-1].Content
+		if code, ok := fails[calls]; ok {
+			w.WriteHeader(code)
+			fmt.Fprintf(w, `{"error":{"message":"failure %d"}}`, code)
+			return
+		}
+		reply := "ANSWER: 1"
+		if !strings.HasPrefix(lastPrompt, "The visit is over.") {
+			reply = "ACTION: wait"
+			if len(script) > 0 {
+				reply, script = script[0], script[1:]
+			}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": reply}}}})
+	}))
+	defer srv.Close()
+	r.Config.BaseURL = srv.URL
+
+	errs := 0
+	for !r.Done() {
+		want := r.Play.Last.Text
+		_, err := r.Next(httpPoster{})
+		if err != nil {
+			errs++
+			if _, ok := err.(*chat.EndpointError); !ok {
+				t.Fatalf("error %T %v, want an EndpointError", err, err)
+			}
+			continue
+		}
+		if r.Turns[len(r.Turns)-1].Kind == "step" && lastPrompt != want {
+			t.Fatalf("prompt %q, want the sim's text %q", lastPrompt, want)
+		}
+		if errs > 10 {
+			t.Fatal("too many errors")
+		}
+	}
+	if errs != 2 {
+		t.Errorf("%d endpoint errors, want 2", errs)
+	}
+	rec := r.Play.Record
+	if r.FormatErrors != 2 || rec.Extra["format_errors"] != 2 {
+		t.Errorf("format errors %d / %v, want 2", r.FormatErrors, rec.Extra["format_errors"])
+	}
+	if got, want := strings.Join(rec.Actions[2:], ","), strings.Join(base.Actions[:len(rec.Actions)-2], ","); got != want {
+		t.Errorf("actions after the two waits differ from the script")
+	}
+	if rec.Client != "model" || rec.Agent != "m" || rec.Probe == nil || rec.Probe.Answer != 0 {
+		t.Errorf("record %q %q probe %+v", rec.Client, rec.Agent, rec.Probe)
+	}
+	b, _ := json.Marshal(rec)
+	if bytes.Contains(b, []byte(`"k"`)) {
+		t.Error("the key is in the record")
+	}
+}
+
+// TestHistoryBudget checks that requests carry whole earlier turns within
+// the budget, newest first.
+func TestHistoryBudget(t *testing.T) {
+	c := simtest.Client(t)
+	r, err := chat.NewRunner(c, ui.Resolved{ID: "orchard/none/control/s1"}, chat.Config{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Play.Close()
+	msgs := r.Messages("now")
+	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Content != "now" {
+		t.Fatalf("first request %+v", msgs)
+	}
+}

@@ -1,0 +1,11 @@
+//go:build !js
+
+package simtest
+
+import "encoding/json"
+
+func jsonError(msg string) ([]byte, error) {
+	return json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+}

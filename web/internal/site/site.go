@@ -1,0 +1,277 @@
+//go:build !js
+
+// Package site assembles NormGym's static web app: index.html, the Go UI
+// compiled with GOOS=js (app.wasm), Go's wasm_exec.js, the sim module
+// (sim.wasm, the same file the headless tools run), browser_wasi_shim's
+// ES modules and the loader (boot.js). Every asset but index.html has its
+// content hash in its name, under assets/, so a cached page never mixes a
+// new sim.wasm with an old UI; index.html names them all. The result works
+// from any static host (python3 -m http.server will do) and, once loaded,
+// needs no network.
+package site
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+//go:embed static
+var static embed.FS
+
+// ShimVersion is the pinned @bjorn3/browser_wasi_shim (web/package.json).
+const ShimVersion = "0.4.2"
+
+// Options configure Build.
+type Options struct {
+	// Out is the output directory; its previous contents are removed.
+	Out string
+	// Root is the Go module's root directory (holding go.mod and web/).
+	Root string
+	// Sim is sim.wasm.
+	Sim []byte
+	// ShimDir holds browser_wasi_shim's dist/*.js; empty means
+	// Root/web/node_modules/@bjorn3/browser_wasi_shim/dist (npm ci in web/).
+	ShimDir string
+	// Go is the go command; empty means "go".
+	Go string
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// Manifest describes a build (written as manifest.json beside index.html).
+type Manifest struct {
+	// Build is a short hash of every asset name.
+	Build string `json:"build"`
+	// SimSHA256 is the hex SHA-256 of sim.wasm.
+	SimSHA256 string `json:"sim_sha256"`
+	// Assets maps a logical name (app.wasm, sim.wasm, boot.js, style.css,
+	// wasm_exec.js, shim) to its path relative to Out.
+	Assets map[string]string `json:"assets"`
+	// Files lists every file the page loads on a first visit, in no
+	// particular order, with index.html first.
+	Files []string `json:"files"`
+}
+
+func short(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])[:8]
+}
+
+// hashed names a file by its content: name.<sha8>.ext.
+func hashed(name string, b []byte) string {
+	ext := filepath.Ext(name)
+	return strings.TrimSuffix(name, ext) + "." + short(b) + ext
+}
+
+// FindRoot returns the nearest directory at or above dir holding go.mod.
+func FindRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("site: no go.mod above " + dir)
+		}
+		dir = parent
+	}
+}
+
+// Build writes the site into opt.Out.
+func Build(ctx context.Context, opt Options) (*Manifest, error) {
+	if opt.Go == "" {
+		opt.Go = "go"
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if len(opt.Sim) == 0 {
+		return nil, errors.New("site: no sim.wasm (run make wasm)")
+	}
+	if opt.ShimDir == "" {
+		opt.ShimDir = filepath.Join(opt.Root, "web", "node_modules", "@bjorn3", "browser_wasi_shim", "dist")
+	}
+	shim, err := readShim(opt.ShimDir)
+	if err != nil {
+		return nil, err
+	}
+	wasmExec, err := readWasmExec(ctx, opt.Go)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(opt.Log, "site: compiling the UI (GOOS=js GOARCH=wasm)")
+	app, err := buildApp(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+
+	simSum := sha256.Sum256(opt.Sim)
+	m := &Manifest{SimSHA256: hex.EncodeToString(simSum[:]), Assets: map[string]string{}}
+	files := map[string][]byte{}
+	put := func(logical, name string, b []byte) string {
+		p := "assets/" + hashed(name, b)
+		files[p] = b
+		m.Assets[logical] = p
+		return p
+	}
+	put("sim.wasm", "sim.wasm", opt.Sim)
+	put("app.wasm", "app.wasm", app)
+	put("wasm_exec.js", "wasm_exec.js", wasmExec)
+
+	// The shim's modules import each other by name: keep the names, put
+	// them in a directory named by version and content.
+	var all []byte
+	names := make([]string, 0, len(shim))
+	for n := range shim {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		all = append(all, n...)
+		all = append(all, shim[n]...)
+	}
+	shimDir := "assets/shim-" + ShimVersion + "-" + short(all)
+	for _, n := range names {
+		files[shimDir+"/"+n] = shim[n]
+	}
+	m.Assets["shim"] = shimDir
+
+	style, err := static.ReadFile("static/style.css")
+	if err != nil {
+		return nil, err
+	}
+	put("style.css", "style.css", style)
+	boot, err := static.ReadFile("static/boot.js")
+	if err != nil {
+		return nil, err
+	}
+	boot = fill(boot, map[string]string{
+		"SIM": filepath.Base(m.Assets["sim.wasm"]), "APP": filepath.Base(m.Assets["app.wasm"]),
+		"SHIM": filepath.Base(shimDir),
+	})
+	put("boot.js", "boot.js", boot)
+
+	var ids []string
+	for p := range files {
+		ids = append(ids, p)
+	}
+	sort.Strings(ids)
+	m.Build = short([]byte(strings.Join(ids, "\n")))
+
+	index, err := static.ReadFile("static/index.html")
+	if err != nil {
+		return nil, err
+	}
+	index = fill(index, map[string]string{
+		"STYLE": m.Assets["style.css"], "WASM_EXEC": m.Assets["wasm_exec.js"], "BOOT": m.Assets["boot.js"],
+		"SHIM": shimDir, "SIM_SHA256": m.SimSHA256, "SIM_SHORT": m.SimSHA256[:12], "BUILD": m.Build,
+	})
+	files["index.html"] = index
+	files["_headers"] = []byte("# Cache rules for static hosts that read _headers (Cloudflare Pages, Netlify).\n" +
+		"/\n  Cache-Control: no-cache\n/index.html\n  Cache-Control: no-cache\n" +
+		"/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n")
+
+	m.Files = []string{"index.html", m.Assets["style.css"], m.Assets["wasm_exec.js"], m.Assets["boot.js"],
+		m.Assets["sim.wasm"], m.Assets["app.wasm"]}
+	for _, n := range names {
+		m.Files = append(m.Files, shimDir+"/"+n)
+	}
+	mj, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	files["manifest.json"] = append(mj, '\n')
+
+	if err := os.RemoveAll(opt.Out); err != nil {
+		return nil, err
+	}
+	for p, b := range files {
+		dst := filepath.Join(opt.Out, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(opt.Log, "site: wrote %d files to %s (build %s, sim %s)\n", len(files), opt.Out, m.Build, m.SimSHA256[:12])
+	return m, nil
+}
+
+// fill replaces {{KEY}} placeholders.
+func fill(b []byte, vals map[string]string) []byte {
+	for k, v := range vals {
+		b = bytes.ReplaceAll(b, []byte("{{"+k+"}}"), []byte(v))
+	}
+	return b
+}
+
+func readShim(dir string) (map[string][]byte, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("site: browser_wasi_shim not found (run `npm ci` in web/, or make web-deps): %w", err)
+	}
+	out := map[string][]byte{}
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".js") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = b
+	}
+	if out["index.js"] == nil || out["wasi.js"] == nil {
+		return nil, fmt.Errorf("site: %s lacks index.js or wasi.js", dir)
+	}
+	return out, nil
+}
+
+func readWasmExec(ctx context.Context, goCmd string) ([]byte, error) {
+	out, err := exec.CommandContext(ctx, goCmd, "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("site: go env GOROOT: %w", err)
+	}
+	root := strings.TrimSpace(string(out))
+	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} {
+		if b, err := os.ReadFile(filepath.Join(root, p)); err == nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("site: wasm_exec.js not found under %s", root)
+}
+
+func buildApp(ctx context.Context, opt Options) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "normgym-app-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "app.wasm")
+	cmd := exec.CommandContext(ctx, opt.Go, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./web/app")
+	cmd.Dir = opt.Root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("site: building web/app: %v\n%s", err, stderr.String())
+	}
+	return os.ReadFile(out)
+}

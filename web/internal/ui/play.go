@@ -1,0 +1,156 @@
+package ui
+
+// Stage is where a human's visit stands.
+type Stage int
+
+// The stages of a visit, in order.
+const (
+	StageConsent Stage = iota // consent and instructions
+	StageDay                  // the screen before a day
+	StagePlay                 // acting on the grid
+	StageProbe                // which was the rule?
+	StageResult               // scores, the rule, baselines
+)
+
+// Play is a human's visit: the newcomer's side of one sim.wasm
+// environment, moved through the stages by the UI. All game decisions
+// are the module's; Play only keeps what the screens show.
+type Play struct {
+	C     *Client
+	Visit Resolved
+	Env   *Env
+	Stage Stage
+	// Last is the latest response: the observation on screen and the
+	// events of the last step.
+	Last StepResponse
+	// Ended sums up the day that just ended (set on the test day's
+	// transition screen).
+	Ended *DaySummary
+	// Probe is the visit's probe (not for control visits).
+	Probe *ProbeResponse
+	// Record is the finished visit's record (StageResult).
+	Record *Record
+	// Agent and Client name the newcomer in the record.
+	Agent, Client string
+}
+
+// NewPlay opens visit v for a newcomer called agent of kind client
+// ("human" or "model").
+func NewPlay(c *Client, v Resolved, agent, client string) (*Play, error) {
+	env, first, err := c.Reset(v.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Play{C: c, Visit: v, Env: env, Last: first, Agent: agent, Client: client}, nil
+}
+
+// Obs is the observation on screen.
+func (p *Play) Obs() *Observation { return p.Last.Observation }
+
+// Start leaves the consent screen for the first day's screen.
+func (p *Play) Start() {
+	if p.Stage == StageConsent {
+		p.Stage = StageDay
+	}
+}
+
+// Begin leaves a day's screen for the grid.
+func (p *Play) Begin() {
+	if p.Stage == StageDay {
+		p.Stage = StagePlay
+	}
+}
+
+// Act sends an action (its text form) to the module. It returns the step's
+// response; the stage moves on when a day or the visit ends. Outside
+// StagePlay it does nothing and returns false.
+func (p *Play) Act(action string) (StepResponse, bool, error) {
+	if p.Stage != StagePlay {
+		return StepResponse{}, false, nil
+	}
+	r, err := p.Env.Step(action)
+	if err != nil {
+		return r, false, err
+	}
+	prev := p.Last.Observation
+	p.Last = r
+	switch {
+	case r.Done():
+		p.Stage = StageProbe
+		if pr, err := p.Env.Probe(); err == nil {
+			p.Probe = &pr
+		} else {
+			p.Probe = nil
+			// Control visits have no probe: straight to the result.
+			return r, true, p.Finish(-1, 0)
+		}
+	case r.DayOver:
+		sc, err := p.Env.Score()
+		if err != nil {
+			return r, true, err
+		}
+		d := prev.Day
+		p.Ended = &DaySummary{Day: d}
+		if d-1 < len(sc.Scores.Sanctions) {
+			p.Ended.Sanctions = sc.Scores.Sanctions[d-1]
+		}
+		if d == 1 {
+			p.Ended.TaskDone = sc.Scores.PracticeTask
+		}
+		p.Stage = StageDay
+	}
+	return r, true, nil
+}
+
+// Finish answers the probe with option k (0-based; k < 0 for none) and
+// confidence in [0, 1], and builds the record.
+func (p *Play) Finish(k int, confidence float64) error {
+	if p.Stage != StageProbe {
+		return nil
+	}
+	if k >= 0 && p.Probe != nil {
+		if _, err := p.Env.Answer(k); err != nil {
+			return err
+		}
+	}
+	rec, err := p.Env.Record(p.Agent, p.Client)
+	if err != nil {
+		return err
+	}
+	if rec.Probe != nil && k >= 0 {
+		c := min(max(confidence, 0), 1)
+		rec.Probe.Confidence = &c
+	}
+	rec.Suite, rec.SuiteVersion = p.Visit.Suite, p.Visit.SuiteVersion
+	rec.Extra = map[string]any{"app": "normgym-web"}
+	p.Record = &rec
+	p.Stage = StageResult
+	return nil
+}
+
+// Close frees the module's environment.
+func (p *Play) Close() { p.Env.Close() }
+
+// Baselines runs every built-in baseline on the visit inside the module.
+func (c *Client) Baselines(visit string, agents []string) []Outcome {
+	out := make([]Outcome, 0, len(agents))
+	for _, a := range agents {
+		rec, err := c.RunBaseline(visit, a)
+		o := Outcome{Name: a, Record: rec}
+		if err != nil {
+			o.Err = err.Error()
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// FindNorm returns the catalog entry with id, or nil.
+func FindNorm(ns []Norm, id string) *Norm {
+	for i := range ns {
+		if ns[i].ID == id {
+			return &ns[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+//go:build !js
+
+package ui_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/web/internal/ui"
+)
+
+// jsonFields lists a struct type's JSON field names with their options.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		out = append(out, tag)
+	}
+	return out
+}
+
+// TestMirrors checks that the app's copies of the sim's JSON types have
+// every field of the original, in the same order with the same options,
+// so that a record the app builds is the one `normgym replay` expects.
+func TestMirrors(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		mine, sim any
+		subset    bool
+	}{
+		{"Observation", ui.Observation{}, sim.Observation{}, false},
+		{"Task", ui.Task{}, sim.Task{}, false},
+		{"Names", ui.Names{}, sim.Names{}, false},
+		{"Frame", ui.Frame{}, sim.Frame{}, false},
+		{"Tile", ui.Tile{}, sim.Tile{}, false},
+		{"Zone", ui.Zone{}, sim.Zone{}, false},
+		{"Pos", ui.Pos{}, sim.Pos{}, false},
+		{"Agent", ui.Agent{}, sim.Agent{}, false},
+		{"Event", ui.Event{}, sim.Event{}, false},
+		{"Scores", ui.Scores{}, sim.Scores{}, false},
+		{"ProbeResult", ui.ProbeResult{}, sim.ProbeResult{}, false},
+		{"Record", ui.Record{}, sim.Record{}, false},
+		{"Suite", ui.Suite{}, sim.Suite{}, false},
+		{"World", ui.World{}, sim.World{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mine, theirs := jsonFields(reflect.TypeOf(tc.mine)), jsonFields(reflect.TypeOf(tc.sim))
+			if tc.subset {
+				have := strings.Join(theirs, " ")
+				for _, f := range mine {
+					if !strings.Contains(" "+have+" ", " "+f+" ") {
+						t.Errorf("field %q is not in sim.%s", f, tc.name)
+					}
+				}
+				return
+			}
+			if got, want := strings.Join(mine, " "), strings.Join(theirs, " "); got != want {
+				t.Errorf("ui.%s JSON fields\n got  %s\n want %s", tc.name, got, want)
+			}
+		})
+	}
+}
