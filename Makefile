@@ -17,8 +17,9 @@ BUILD_DEPS :=
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
 
-run: build ## run the mini suite with every baseline through sim.wasm and print the results
+run: build web ## print the baselines' table on the mini suite, then start the site on http://localhost:8080
 	./$(BIN) run --suite mini --agent all
+	./$(BIN) serve --addr 127.0.0.1:8080 --db normgym.db --web build/web
 
 test: deps wasm $$(TEST_DEPS) ## install what the tests need, build sim.wasm, run every test
 	$(GO) vet ./...
