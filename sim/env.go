@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"strconv"
 
 	"github.com/normgym/normgym/norms"
 )
@@ -83,6 +84,7 @@ type Env struct {
 	truncated bool
 	sanctions [Days]int
 	trace     hash.Hash
+	traceLine []byte // the current tick's line of the trace
 	probe     *Probe
 	answer    int
 }
@@ -202,6 +204,17 @@ func (e *Env) emit(ev Event) {
 // count and yields a "blocked" event. After the visit ends, Step returns
 // ErrVisitOver.
 func (e *Env) Step(a Action) (StepResult, error) {
+	res, err := e.advance(a)
+	if err != nil {
+		return res, err
+	}
+	res.Observation = e.Observe()
+	res.Events = res.Observation.Events
+	return res, nil
+}
+
+// advance is Step without building the observation (replays need none).
+func (e *Env) advance(a Action) (StepResult, error) {
 	if e.over {
 		return StepResult{}, ErrVisitOver
 	}
@@ -214,7 +227,9 @@ func (e *Env) Step(a Action) (StepResult, error) {
 	}
 	e.events = e.events[:0]
 	f := e.frame
-	fmt.Fprintf(e.trace, "%d %s", f.Step, a)
+	e.traceLine = strconv.AppendInt(e.traceLine[:0], int64(f.Step), 10)
+	e.traceLine = append(e.traceLine, ' ')
+	e.traceLine = append(e.traceLine, a.String()...)
 	e.actions = append(e.actions, a.String())
 	e.act(0, a)
 	for _, m := range e.members {
@@ -224,7 +239,7 @@ func (e *Env) Step(a Action) (StepResult, error) {
 		} else {
 			ma = m.act(f, e.rules, e.hist[m.agent:m.agent+1])
 		}
-		fmt.Fprintf(e.trace, " %s", ma)
+		e.traceLine = append(append(e.traceLine, ' '), ma.String()...)
 		e.act(m.agent, ma)
 	}
 	for i, t := range f.Tiles {
@@ -238,7 +253,8 @@ func (e *Env) Step(a Action) (StepResult, error) {
 	f.Step++
 	f.Phase = phaseAt(f.Step, e.lay.phaseOffset)
 	e.steps[e.day] = f.Step
-	e.trace.Write([]byte("\n"))
+	e.traceLine = append(e.traceLine, '\n')
+	e.trace.Write(e.traceLine)
 	res := StepResult{}
 	if e.taskComplete() {
 		e.taskDone[e.day] = true
@@ -257,8 +273,6 @@ func (e *Env) Step(a Action) (StepResult, error) {
 			e.events = append(evs, e.events...)
 		}
 	}
-	res.Observation = e.Observe()
-	res.Events = res.Observation.Events
 	return res, nil
 }
 
@@ -287,7 +301,7 @@ func (e *Env) act(i int, a Action) {
 	}
 	u := e.world.Utterances[(f.Step+i)%len(e.world.Utterances)]
 	e.emit(Event{Kind: "sanction", By: by, To: f.Agents[i].ID, Text: u})
-	fmt.Fprintf(e.trace, " !%s>%s", by, f.Agents[i].ID)
+	e.traceLine = append(append(append(append(e.traceLine, " !"...), by...), '>'), f.Agents[i].ID...)
 }
 
 // witness returns who sanctions agent i's violation, or "" if nobody saw it.

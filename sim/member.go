@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"fmt"
-
-	"github.com/normgym/normgym/norms"
-)
+import "github.com/normgym/normgym/norms"
 
 // errand is one item of a member's routine for the day.
 type errand struct {
@@ -24,7 +20,15 @@ type member struct {
 	cur        int
 	// path is the rest of the plan being followed towards pathKey's goal.
 	path    []Action
-	pathKey string
+	pathKey planKey
+}
+
+// planKey identifies what a cached plan leads to.
+type planKey struct {
+	goal   Goal
+	at     Pos
+	nrules int
+	valid  bool
 }
 
 // errandsPerDay is more than a day can use, so routines never run out.
@@ -160,7 +164,10 @@ func (m *member) try(f *Frame, e *errand, rules []norms.Rule, hists []Hist) (a A
 // cached plan while it stays possible and compliant, else a fresh plan.
 // Replanning only when needed keeps members cheap.
 func (m *member) follow(f *Frame, g Goal, rules []norms.Rule, hists []Hist) (Action, bool, bool) {
-	key := fmt.Sprintf("%s/%s/%v/%v/%d", g.Verb, g.Object, g.Litter, g.At, len(rules))
+	key := planKey{goal: g, nrules: len(rules), valid: true}
+	if g.At != nil {
+		key.at, key.goal.At = *g.At, nil
+	}
 	here := f.Agents[m.agent].Pos
 	if m.pathKey == key {
 		if len(m.path) > 0 {
@@ -185,7 +192,7 @@ func (m *member) follow(f *Frame, g Goal, rules []norms.Rule, hists []Hist) (Act
 	}
 	path, now, ok := PlanPath(f, m.agent, g, rules, hists)
 	if !ok {
-		m.pathKey, m.path = "", nil
+		m.pathKey, m.path = planKey{}, nil
 		return Action{Verb: Wait}, false, false
 	}
 	m.pathKey = key

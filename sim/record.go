@@ -84,7 +84,7 @@ func Replay(r Record) (*Env, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sim: replay: action %d: %w", k+1, err)
 		}
-		if _, err := env.Step(a); err != nil {
+		if _, err := env.advance(a); err != nil {
 			if errors.Is(err, ErrVisitOver) {
 				return nil, fmt.Errorf("sim: replay: the visit ended after %d actions, but the record has %d", k, len(r.Actions))
 			}
