@@ -32,7 +32,7 @@ var rt *host.Runtime
 
 func TestMain(m *testing.M) {
 	ctx := context.Background()
-	opts := host.Options{}
+	opts := host.Options{Uninterruptible: true} // as normgym serve runs it
 	if dir, err := os.UserCacheDir(); err == nil {
 		opts.CacheDir = filepath.Join(dir, "normgym", "wazero")
 		if os.MkdirAll(opts.CacheDir, 0o755) != nil {
