@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 )
@@ -22,7 +22,7 @@ func init() {
 
 // demo is one line of demos' output: a whole visit as one conversation.
 type demo struct {
-	Messages []llm.Message `json:"messages"`
+	Messages []prompt.Message `json:"messages"`
 }
 
 func cmdDemos(e *env) error {
@@ -36,7 +36,7 @@ func cmdDemos(e *env) error {
 	agent := fs.String("agent", "observer", "baseline whose visits to write")
 	suiteName := fs.String("suite", "train", "suite to run (see normgym suites)")
 	out := fs.String("out", "", "write to this file instead of standard output")
-	prompt := fs.String("prompt", string(llm.Plain), "prompt variant: plain or norm-aware (reflect needs the model's own notes)")
+	variantName := fs.String("prompt", string(prompt.Plain), "prompt variant: plain or norm-aware (reflect needs the model's own notes)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "visits run at once")
 	limit := fs.Int("limit", 0, "write only the first N visits of the suite (0: all)")
 	pos, err := e.parse(fs)
@@ -49,11 +49,11 @@ func cmdDemos(e *env) error {
 	if _, err := agentNames(*agent); err != nil || strings.Contains(*agent, ",") || *agent == "all" {
 		return usageError("demos needs one baseline, one of %s", strings.Join(agents.Names(), ", "))
 	}
-	variant, err := llm.ParseVariant(*prompt)
+	variant, err := prompt.ParseVariant(*variantName)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if variant == llm.Reflect {
+	if variant == prompt.Reflect {
 		return usageError("demos cannot use the reflect prompt: its notes are the model's own (use plain or norm-aware)")
 	}
 	if *parallel < 1 {
@@ -92,7 +92,7 @@ func cmdDemos(e *env) error {
 
 // writeDemos plays visits on parallel workers and writes their demos in
 // the order of visits.
-func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string, v llm.Variant, parallel int) (int, error) {
+func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string, v prompt.Variant, parallel int) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lines := make([][]byte, len(visits))
@@ -156,7 +156,7 @@ feed:
 // does) and returns the conversation a model would have had: the system
 // prompt of v, each observation text and "ACTION: <action>", then the
 // probe and "ANSWER: <k>".
-func demoConversation(visit, agent string, v llm.Variant) ([]llm.Message, error) {
+func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, error) {
 	p, err := agents.New(agent, visit)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func demoConversation(visit, agent string, v llm.Variant) ([]llm.Message, error)
 	if err != nil {
 		return nil, err
 	}
-	conv := llm.NewConversation(v, 0)
+	conv := prompt.NewConversation(v, 0)
 	for !env.Over() {
 		text := obs.Text()
 		a := p.Act(obs)
@@ -178,7 +178,7 @@ func demoConversation(visit, agent string, v llm.Variant) ([]llm.Message, error)
 		obs = res.Observation
 	}
 	if pr := env.Probe(); pr != nil {
-		conv.Ask(llm.ProbePrompt(obs.Text(), pr))
+		conv.Ask(prompt.ProbePrompt(obs.Text(), pr))
 		conv.Reply(fmt.Sprintf("ANSWER: %d", p.Answer(pr)+1))
 	}
 	return conv.Transcript(), nil

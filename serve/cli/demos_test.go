@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 )
@@ -17,8 +17,8 @@ import (
 func TestDemos(t *testing.T) {
 	for _, tt := range []struct {
 		agent   string
-		variant llm.Variant
-	}{{"oracle", llm.Plain}, {"observer", llm.NormAware}} {
+		variant prompt.Variant
+	}{{"oracle", prompt.Plain}, {"observer", prompt.NormAware}} {
 		t.Run(tt.agent, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "demos.jsonl")
 			code, _, stderr := runCLI(t, "", "demos", "--agent", tt.agent, "--suite", "train", "--limit", "3", "--prompt", string(tt.variant), "--out", out)
@@ -36,7 +36,7 @@ func TestDemos(t *testing.T) {
 			i := 0
 			for ; sc.Scan(); i++ {
 				var d struct {
-					Messages []llm.Message `json:"messages"`
+					Messages []prompt.Message `json:"messages"`
 				}
 				dec := json.NewDecoder(strings.NewReader(sc.Text()))
 				dec.DisallowUnknownFields()
@@ -55,7 +55,7 @@ func TestDemos(t *testing.T) {
 // checkDemo compares a demo with the baseline's own run of the visit: the
 // system prompt a model gets, each observation text, each action, the
 // probe and its answer.
-func checkDemo(t *testing.T, visit, agent string, v llm.Variant, ms []llm.Message) {
+func checkDemo(t *testing.T, visit, agent string, v prompt.Variant, ms []prompt.Message) {
 	t.Helper()
 	p, _ := agents.New(agent, visit)
 	env, err := agents.Run(visit, p)
@@ -64,13 +64,13 @@ func checkDemo(t *testing.T, visit, agent string, v llm.Variant, ms []llm.Messag
 	}
 	rec := env.Record(agent, "baseline")
 	texts, last, _ := nativeTexts(t, rec)
-	want := []llm.Message{{Role: "system", Content: llm.SystemPrompt(v, nil)}}
+	want := []prompt.Message{{Role: "system", Content: prompt.SystemPrompt(v, nil)}}
 	for k, a := range rec.Actions {
-		want = append(want, llm.Message{Role: "user", Content: texts[k]}, llm.Message{Role: "assistant", Content: "ACTION: " + a})
+		want = append(want, prompt.Message{Role: "user", Content: texts[k]}, prompt.Message{Role: "assistant", Content: "ACTION: " + a})
 	}
 	if pr := env.Probe(); pr != nil {
-		want = append(want, llm.Message{Role: "user", Content: llm.ProbePrompt(last, pr)},
-			llm.Message{Role: "assistant", Content: fmt.Sprintf("ANSWER: %d", rec.Probe.Answer+1)})
+		want = append(want, prompt.Message{Role: "user", Content: prompt.ProbePrompt(last, pr)},
+			prompt.Message{Role: "assistant", Content: fmt.Sprintf("ANSWER: %d", rec.Probe.Answer+1)})
 	}
 	if len(ms) != len(want) {
 		t.Fatalf("%s: %d messages, want %d", visit, len(ms), len(want))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 	"github.com/normgym/normgym/wasm/host"
@@ -41,7 +42,7 @@ func cmdEval(e *env) error {
 	baseURL := fs.String("base-url", "", "endpoint base URL, e.g. http://localhost:8000/v1 or https://api.openai.com/v1 (required)")
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (unset or empty: no key is sent)")
 	suiteName := fs.String("suite", "mini", "suite to run (see normgym suites)")
-	prompt := fs.String("prompt", string(llm.Plain), "prompt variant: plain, norm-aware or reflect")
+	variantName := fs.String("prompt", string(prompt.Plain), "prompt variant: plain, norm-aware or reflect")
 	parallel := fs.Int("parallel", 8, "visits run at once")
 	out := fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -54,7 +55,7 @@ func cmdEval(e *env) error {
 	retries := fs.Int("retries", 6, "retries of a request after 429, 5xx, network errors, timeouts or malformed answers")
 	backoff := fs.Duration("backoff", time.Second, "first retry delay; doubles each retry (max 60s), with jitter; Retry-After overrides it")
 	cacheDir := fs.String("cache", "", "request cache directory (default: <user cache dir>/normgym/llm; \"off\" disables it)")
-	budget := fs.Int("context-budget", 32000, "characters of message content per request; the oldest turns are dropped beyond it (0: no limit)")
+	budget := fs.Int("context-budget", prompt.DefaultBudget, "characters of message content per request; the oldest turns are dropped beyond it (0: no limit)")
 	pos, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -73,7 +74,7 @@ func cmdEval(e *env) error {
 	case *budget < 0 || *maxTokens < 0 || *retries < 0 || *timeout <= 0:
 		return usageError("--context-budget, --max-tokens and --retries must not be negative, --timeout must be positive")
 	}
-	variant, err := llm.ParseVariant(*prompt)
+	variant, err := prompt.ParseVariant(*variantName)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -224,7 +225,7 @@ type evaluator struct {
 	client      *llm.Client
 	steps       stepEngine
 	model       string
-	variant     llm.Variant
+	variant     prompt.Variant
 	budget      int
 	temperature *float64
 	maxTokens   int
@@ -407,9 +408,9 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 		return sim.Record{}, err
 	}
 	defer v.close()
-	conv := llm.NewConversation(ev.variant, ev.budget)
-	x := &evalExtra{Model: ev.model, Endpoint: ev.client.Host(), Prompt: string(ev.variant), PromptVersion: llm.PromptVersion}
-	x.History.Policy, x.History.BudgetChars = llm.HistoryPolicy(ev.variant, ev.budget), ev.budget
+	conv := prompt.NewConversation(ev.variant, ev.budget)
+	x := &evalExtra{Model: ev.model, Endpoint: ev.client.Host(), Prompt: string(ev.variant), PromptVersion: prompt.PromptVersion}
+	x.History.Policy, x.History.BudgetChars = prompt.HistoryPolicy(ev.variant, ev.budget), ev.budget
 	x.Sampling.Temperature, x.Sampling.MaxTokens = ev.temperature, ev.maxTokens
 	x.StepLog = make([]stepLog, 0, sim.PracticeSteps+sim.TestSteps+2)
 	ask := func(kind, user string) (string, error) {
@@ -427,7 +428,7 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 		if err != nil {
 			return sim.Record{}, fmt.Errorf("day %d step %d: %w", obs.Day, obs.Frame.Step, err)
 		}
-		a, perr := llm.ExtractAction(reply)
+		a, perr := prompt.ExtractAction(reply)
 		if perr != nil {
 			a = sim.Action{Verb: sim.Wait}
 			x.formatError(reply)
@@ -436,8 +437,8 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 		if err != nil {
 			return sim.Record{}, err
 		}
-		if res.dayOver && !res.done && ev.variant == llm.Reflect {
-			notes, err := ask("notes", llm.NotesPrompt(obs.Day, obs.Days, res.events))
+		if res.dayOver && !res.done && ev.variant == prompt.Reflect {
+			notes, err := ask("notes", prompt.NotesPrompt(obs.Day, obs.Days, res.events))
 			if err != nil {
 				return sim.Record{}, fmt.Errorf("notes after day %d: %w", obs.Day, err)
 			}
@@ -450,11 +451,11 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 		return sim.Record{}, err
 	}
 	if p != nil {
-		reply, err := ask("probe", llm.ProbePrompt(text, p))
+		reply, err := ask("probe", prompt.ProbePrompt(text, p))
 		if err != nil {
 			return sim.Record{}, fmt.Errorf("probe: %w", err)
 		}
-		if k, perr := llm.ExtractAnswer(reply, len(p.Options)); perr != nil {
+		if k, perr := prompt.ExtractAnswer(reply, len(p.Options)); perr != nil {
 			x.ProbeFormatError = true
 			x.StepLog[len(x.StepLog)-1].FormatError = true
 		} else if err := v.answer(ctx, k); err != nil {
@@ -514,7 +515,7 @@ type evalStats struct {
 	Resumed int `json:"resumed"`
 }
 
-func summarizeEval(recs []sim.Record, model, endpoint string, v llm.Variant, resumed int) evalSummary {
+func summarizeEval(recs []sim.Record, model, endpoint string, v prompt.Variant, resumed int) evalSummary {
 	s := evalStats{Model: model, Endpoint: endpoint, Prompt: string(v), Resumed: resumed}
 	for _, r := range recs {
 		s.Steps += len(r.Actions)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/wasm/simwasm"
 )
@@ -145,7 +146,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 
 // checkMessages wants a system prompt, then user and assistant turns
 // alternating, ending with a user turn.
-func checkMessages(ms []llm.Message) error {
+func checkMessages(ms []prompt.Message) error {
 	if len(ms) < 2 || ms[0].Role != "system" {
 		return fmt.Errorf("messages must start with the system prompt and hold a user turn (%d messages)", len(ms))
 	}
@@ -274,7 +275,7 @@ func noKey(t *testing.T, texts []string, paths ...string) {
 // checkPrompts checks that the requests of one visit (in order) sent the
 // system prompt, each step's observation text as the last user turn, and
 // the probe at the end.
-func checkPrompts(t *testing.T, reqs []llm.Request, rec sim.Record, v llm.Variant) {
+func checkPrompts(t *testing.T, reqs []llm.Request, rec sim.Record, v prompt.Variant) {
 	t.Helper()
 	texts, last, env := nativeTexts(t, rec)
 	steps := 0
@@ -287,8 +288,8 @@ func checkPrompts(t *testing.T, reqs []llm.Request, rec sim.Record, v llm.Varian
 			if user != texts[steps] {
 				t.Fatalf("request for action %d: user turn differs from the sim's text observation:\n got %q\nwant %q", steps+1, user, texts[steps])
 			}
-			if v != llm.Reflect || steps == 0 {
-				if got, want := r.Messages[0].Content, llm.SystemPrompt(v, nil); got != want {
+			if v != prompt.Reflect || steps == 0 {
+				if got, want := r.Messages[0].Content, prompt.SystemPrompt(v, nil); got != want {
 					t.Fatalf("request %d: system prompt differs:\n got %q\nwant %q", steps+1, got, want)
 				}
 			}
@@ -299,7 +300,7 @@ func checkPrompts(t *testing.T, reqs []llm.Request, rec sim.Record, v llm.Varian
 		if p == nil {
 			t.Fatalf("a request after the last action of a control visit")
 		}
-		if got, want := user, llm.ProbePrompt(last, p); got != want {
+		if got, want := user, prompt.ProbePrompt(last, p); got != want {
 			t.Fatalf("probe request:\n got %q\nwant %q", got, want)
 		}
 		steps++
@@ -335,13 +336,13 @@ func TestEvalFullVisit(t *testing.T) {
 		t.Errorf("probe = %+v, want answer 1 (the script says ANSWER: 2)", r.Probe)
 	}
 	reqs := f.requests()
-	checkPrompts(t, reqs, r, llm.Plain)
+	checkPrompts(t, reqs, r, prompt.Plain)
 	x, ok := readExtra(r)
 	if !ok {
 		t.Fatalf("record extra unreadable: %v", r.Extra)
 	}
 	u, _ := url.Parse(f.srv.URL)
-	if x.Model != "fake-model-1" || x.Endpoint != u.Host || x.Prompt != "plain" || x.PromptVersion != llm.PromptVersion {
+	if x.Model != "fake-model-1" || x.Endpoint != u.Host || x.Prompt != "plain" || x.PromptVersion != prompt.PromptVersion {
 		t.Errorf("extra: model %q endpoint %q prompt %q version %q", x.Model, x.Endpoint, x.Prompt, x.PromptVersion)
 	}
 	if got, want := x.Usage.Requests, len(reqs); got != want {
@@ -397,7 +398,7 @@ func TestEvalReflect(t *testing.T) {
 	}
 	r := readOut(t, out)[0]
 	reqs := f.requests()
-	checkPrompts(t, reqs, r, llm.Reflect)
+	checkPrompts(t, reqs, r, prompt.Reflect)
 	practice := r.Scores.Steps[0]
 	notesReq := reqs[practice]
 	if !strings.HasPrefix(notesReq.Messages[len(notesReq.Messages)-1].Content, "Day 1 of 2 is over.") {
@@ -408,7 +409,7 @@ func TestEvalReflect(t *testing.T) {
 	if len(next.Messages) != 2 || !strings.Contains(next.Messages[0].Content, "Day 1:\n"+note) {
 		t.Errorf("the test day's first request has %d messages and system prompt %q; want 2 and the notes", len(next.Messages), next.Messages[0].Content)
 	}
-	if got, want := next.Messages[0].Content, llm.SystemPrompt(llm.Reflect, []string{note}); got != want {
+	if got, want := next.Messages[0].Content, prompt.SystemPrompt(prompt.Reflect, []string{note}); got != want {
 		t.Errorf("system prompt with notes:\n got %q\nwant %q", got, want)
 	}
 	x, _ := readExtra(r)
@@ -453,7 +454,7 @@ func TestEvalControlVisit(t *testing.T) {
 	if !strings.Contains(control, "/control/") {
 		t.Fatalf("%s is not a control visit", control)
 	}
-	ev := &evaluator{client: client, steps: nativeSteps{}, model: "m", variant: llm.NormAware, budget: 20000, suite: suite}
+	ev := &evaluator{client: client, steps: nativeSteps{}, model: "m", variant: prompt.NormAware, budget: 20000, suite: suite}
 	r, err := ev.runVisit(context.Background(), control)
 	if err != nil {
 		t.Fatal(err)
@@ -461,7 +462,7 @@ func TestEvalControlVisit(t *testing.T) {
 	if r.Probe != nil {
 		t.Errorf("control visit has a probe answer")
 	}
-	checkPrompts(t, f.requests(), r, llm.NormAware)
+	checkPrompts(t, f.requests(), r, prompt.NormAware)
 }
 
 func TestEvalFaults(t *testing.T) {
@@ -688,7 +689,7 @@ func TestEvalWasm(t *testing.T) {
 	if r.SimSHA256 != simwasm.SHA256() {
 		t.Errorf("sim_sha256 %q, want the module's", r.SimSHA256)
 	}
-	checkPrompts(t, f.requests(), r, llm.NormAware)
+	checkPrompts(t, f.requests(), r, prompt.NormAware)
 	if code, _, stderr := runCLI(t, "", "replay", "--native", out); code != 0 {
 		t.Errorf("replay: exit %d, %s", code, stderr)
 	}
@@ -767,7 +768,7 @@ func benchEvaluator(b *testing.B, native bool, latency time.Duration, cacheDir s
 	}
 	suite, _ := sim.LookupSuite("mini")
 	temp := 0.0
-	return &evaluator{client: client, steps: &timedSteps{e: steps}, model: "m", variant: llm.Plain, budget: 32000,
+	return &evaluator{client: client, steps: &timedSteps{e: steps}, model: "m", variant: prompt.Plain, budget: 32000,
 		temperature: &temp, maxTokens: 1024, suite: suite}, f
 }
 

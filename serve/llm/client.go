@@ -13,13 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/normgym/normgym/serve/llm/prompt"
 )
 
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"` // "system", "user" or "assistant"
-	Content string `json:"content"`
-}
+// Message is one chat message (prompt.Message: the templates build them).
+type Message = prompt.Message
 
 // Request is the body of a chat-completions request. Its JSON encoding is
 // exactly what is sent, and what the cache key is computed from.

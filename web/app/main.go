@@ -30,6 +30,9 @@ type app struct {
 	watch *watchState
 	model *modelState
 
+	// site is set when the app is served by `normgym serve`.
+	site *siteState
+
 	// feed holds the event feed's items, oldest first, for the visit on
 	// screen, so the feed survives re-rendering the layout.
 	feed []string
@@ -46,6 +49,13 @@ func main() {
 		select {}
 	}
 	a.info = info
+	if a.site = detectSite(); a.site != nil {
+		if tabs := a.doc.QuerySelector(".tabs"); tabs != nil {
+			tabs.Underlying().Call("insertAdjacentHTML", "beforeend", `<a href="/leaderboard" class="lb-link">Leaderboard</a>`)
+		}
+		a.doc.Underlying().Get("documentElement").Get("dataset").Set("site", "1")
+		go a.resendLeftover()
+	}
 	a.doc.AddEventListener("click", false, a.onClick)
 	a.doc.AddEventListener("keydown", false, a.onKey)
 	a.doc.AddEventListener("submit", false, a.onSubmit)
@@ -110,6 +120,16 @@ func escape(s string) string {
 // none, then shows its mode.
 func (a *app) navigate(r ui.Route) {
 	a.stop()
+	if a.site != nil && r.Mode == ui.ModePlay && r.Visit == "" {
+		// On the site, Play plays the server's assignment.
+		r.Suite, r.N = "", 0
+		a.route, a.mode = r, r.Mode
+		a.markTab()
+		a.feed = nil
+		a.set("visit-label", "assigned")
+		go a.openSitePlay(r)
+		return
+	}
 	if !r.HasVisit() {
 		if r.Suite == "" {
 			r.Suite = "standard"
@@ -127,13 +147,7 @@ func (a *app) navigate(r ui.Route) {
 		a.setHash(r)
 	}
 	a.route, a.mode = r, r.Mode
-	for _, el := range a.doc.QuerySelectorAll(".tabs a") {
-		if el.GetAttribute("data-mode") == a.mode {
-			el.SetAttribute("aria-current", "page")
-		} else {
-			el.RemoveAttribute("aria-current")
-		}
-	}
+	a.markTab()
 	v, err := a.client.Resolve(r)
 	if err != nil {
 		a.set("visit-label", "?")
@@ -154,6 +168,17 @@ func (a *app) navigate(r ui.Route) {
 		a.openPlay()
 	}
 	a.renderPicker(false)
+}
+
+// markTab marks the current mode's tab.
+func (a *app) markTab() {
+	for _, el := range a.doc.QuerySelectorAll(".tabs a[data-mode]") {
+		if el.GetAttribute("data-mode") == a.mode {
+			el.SetAttribute("aria-current", "page")
+		} else {
+			el.RemoveAttribute("aria-current")
+		}
+	}
 }
 
 // stop ends whatever runs: a human visit, a replay timer, a model run.
@@ -275,7 +300,12 @@ func (a *app) onClick(ev dom.Event) {
 		a.renderPicker(attr(el, "aria-expanded") != "true")
 		return
 	case "random":
-		a.go_(ui.Route{Mode: a.mode})
+		a.go_(ui.Route{Mode: a.mode, Room: a.route.Room})
+		return
+	case "reassign":
+		if a.site != nil {
+			go a.openSitePlay(a.route)
+		}
 		return
 	case "p-random", "p-suite", "p-custom":
 		ev.PreventDefault()

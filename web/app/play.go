@@ -4,6 +4,7 @@ package main
 
 import (
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -36,7 +37,15 @@ func (a *app) renderPlay() {
 	a.top()
 	switch p.Stage {
 	case ui.StageConsent:
-		a.set("screen", ui.ConsentHTML(p.Visit))
+		var consent *ui.SiteConsent
+		room := ""
+		if a.site != nil && p.Visit.Assigned {
+			consent = &a.site.consent
+			if a.site.assigned != nil {
+				room = a.site.assigned.Room
+			}
+		}
+		a.set("screen", ui.ConsentHTML(p.Visit, consent, room))
 		a.stage("consent")
 		a.focus("[data-act=start]")
 	case ui.StageDay:
@@ -54,6 +63,10 @@ func (a *app) renderPlay() {
 		a.stage("probe")
 		a.focus("#opt0")
 	case ui.StageResult:
+		if a.site != nil && p.Visit.Assigned && a.site.submit == "" {
+			a.site.submit = ui.SubmitSending
+			go a.submitRecord(p)
+		}
 		a.renderResult(nil)
 		a.stage("result")
 		a.focus("#res-h")
@@ -80,6 +93,12 @@ func (a *app) renderResult(others []ui.Outcome) {
 	if others == nil {
 		h = h[:len(h)-len("</section>")] + `<p class="hint" id="baselines-wait">Running the baselines on this visit…</p></section>`
 	}
+	if a.site != nil && p.Visit.Assigned && a.site.submit != "" {
+		// Under the heading, where it is seen first.
+		if i := strings.Index(h, "</h2>"); i >= 0 {
+			h = h[:i+5] + ui.SubmitHTML(a.site.submit, a.site.submitMsg) + h[i+5:]
+		}
+	}
 	a.set("screen", h)
 	a.set("visit-label", escape(rec.Visit))
 	if el := a.byID("res-h"); el != nil {
@@ -101,8 +120,10 @@ func (a *app) playClick(act string, el js.Value) {
 		a.renderPlay()
 	case "download":
 		a.downloadRecord(p.Record)
+	case "resubmit":
+		go a.sendPending(p)
 	case "again":
-		a.go_(ui.Route{Mode: ui.ModePlay})
+		a.go_(ui.Route{Mode: ui.ModePlay, Room: a.route.Room})
 	case "watch-this":
 		a.go_(ui.Route{Mode: ui.ModeWatch, Visit: p.Record.Visit, Agent: "observer"})
 	case "give":

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/web/internal/chat"
 	"github.com/normgym/normgym/web/internal/simtest"
@@ -65,7 +66,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad body", 400)
 		return
 	}
-	if req.Messages[0].Role != "system" || req.Messages[0].Content != chat.SystemPrompt || req.Model != "fake-model" {
+	if req.Messages[0].Role != "system" || req.Messages[0].Content != prompt.SystemPrompt(prompt.Plain, nil) || req.Model != "fake-model" {
 		f.bad = append(f.bad, "system prompt or model name")
 	}
 	last := req.Messages[len(req.Messages)-1]
@@ -76,8 +77,13 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var reply string
-	if strings.HasPrefix(last.Content, "The visit is over.") {
+	if strings.Contains(last.Content, "\nOne last question.") {
 		f.probed = true
+		// The headless harness's probe turn: the last observation, then
+		// the question (serve/llm/PROMPTS.md).
+		if !strings.HasPrefix(last.Content, f.text) || !strings.HasSuffix(last.Content, "ANSWER: <1-4>") {
+			f.bad = append(f.bad, fmt.Sprintf("probe turn is not prompt.ProbePrompt's:\n%q", last.Content))
+		}
 		reply = fmt.Sprintf("It must be this one.\nANSWER: %d", f.answer+1)
 	} else {
 		if last.Role != "user" || last.Content != f.text {
@@ -180,8 +186,11 @@ func modelMode(t *testing.T, w, h int) {
 	if strings.Contains(recJSON, f.key) {
 		t.Error("the API key is in the record")
 	}
-	if host := rec.Extra["endpoint_host"]; host != strings.TrimPrefix(llm.URL, "http://") {
-		t.Errorf("extra.endpoint_host %v", host)
+	if host := rec.Extra["endpoint"]; host != strings.TrimPrefix(llm.URL, "http://") {
+		t.Errorf("extra.endpoint %v", host)
+	}
+	if v := rec.Extra["prompt_version"]; v != prompt.PromptVersion || rec.Extra["prompt"] != string(prompt.Plain) {
+		t.Errorf("extra.prompt %v, prompt_version %v; want %s, %s as eval records", rec.Extra["prompt"], v, prompt.Plain, prompt.PromptVersion)
 	}
 	if got := s.eval(`localStorage.getItem("normgym.model.apiKey")`); got != f.key {
 		t.Errorf("the key is not kept in localStorage (%q)", got)

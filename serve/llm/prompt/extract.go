@@ -1,4 +1,4 @@
-package llm
+package prompt
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 
 // ErrFormat is wrapped by every extraction error: the reply does not
 // follow the format it was asked for.
-var ErrFormat = errors.New("llm: reply format")
+var ErrFormat = errors.New("prompt: reply format")
 
 // maxActionText bounds the text after "ACTION:".
 const maxActionText = 64

@@ -1,4 +1,4 @@
-package llm
+package prompt
 
 import (
 	"fmt"
@@ -37,8 +37,13 @@ func ParseVariant(s string) (Variant, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("llm: unknown prompt variant %q (want plain, norm-aware or reflect)", s)
+	return "", fmt.Errorf("prompt: unknown prompt variant %q (want plain, norm-aware or reflect)", s)
 }
+
+// DefaultBudget is the default character budget of a request's message
+// contents (about 8k tokens): `normgym eval --context-budget` and the
+// browser's model mode.
+const DefaultBudget = 32000
 
 // MaxNotes bounds the characters of one day's notes that are carried over.
 const MaxNotes = 1500
@@ -133,6 +138,12 @@ func ProbePrompt(lastObservation string, p *sim.Probe) string {
 	}
 	fmt.Fprintf(&b, "End your reply with a final line of the form\nANSWER: <1-%d>", len(p.Options))
 	return b.String()
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"` // "system", "user" or "assistant"
+	Content string `json:"content"`
 }
 
 // Conversation is the message history a model is sent, under the history

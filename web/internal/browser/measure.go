@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -94,6 +96,9 @@ func Sizes(dir string, paths []string) ([]Asset, error) {
 	var out []Asset
 	for _, p := range paths {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(p, "api/") {
+			continue // the site-mode probe (/api/consent): a 404 on a static host
+		}
 		if err != nil {
 			return nil, err
 		}

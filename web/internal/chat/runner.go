@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/normgym/normgym/serve/llm/prompt"
+	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
@@ -28,7 +30,7 @@ func (c Config) Endpoint() string {
 	return strings.TrimRight(strings.TrimSpace(c.BaseURL), "/") + "/chat/completions"
 }
 
-// Host is the endpoint's host, recorded in extra.endpoint_host.
+// Host is the endpoint's host, recorded in extra.endpoint (as eval does).
 func (c Config) Host() string {
 	u := strings.TrimSpace(c.BaseURL)
 	if i := strings.Index(u, "://"); i >= 0 {
@@ -81,7 +83,10 @@ type Runner struct {
 	Turns        []Turn
 	FormatErrors int
 	Usage        Usage
-	history      []Message
+	conv         *prompt.Conversation
+	// pending is the request of a user turn asked but not yet answered
+	// (an endpoint error): a retry sends it again unchanged.
+	pending []Message
 }
 
 // NewRunner opens visit v for the model named in cfg.
@@ -92,30 +97,22 @@ func NewRunner(c *ui.Client, v ui.Resolved, cfg Config) (*Runner, error) {
 	}
 	p.Start()
 	p.Begin()
-	return &Runner{Play: p, Config: cfg}, nil
+	return &Runner{Play: p, Config: cfg, conv: prompt.NewConversation(Variant, HistoryBudget)}, nil
 }
 
 // Done reports whether the visit is over and recorded.
 func (r *Runner) Done() bool { return r.Play.Stage == ui.StageResult }
 
-// Messages returns the request messages for the user turn prompt: the
-// system prompt, as many of the latest earlier exchanges as fit in
-// HistoryBudget, and prompt.
-func (r *Runner) Messages(prompt string) []Message {
-	budget := HistoryBudget
-	start := len(r.history)
-	for start >= 2 {
-		n := len(r.history[start-2].Content) + len(r.history[start-1].Content)
-		if n > budget {
-			break
-		}
-		budget -= n
-		start -= 2
+// Messages returns the request messages for the user turn user, under
+// the history policy (prompt.Conversation): the system prompt, the
+// earlier turns that fit in HistoryBudget, and user. Until the turn is
+// answered, asking it again returns the same messages.
+func (r *Runner) Messages(user string) []Message {
+	if n := len(r.pending); n > 0 && r.pending[n-1].Content == user {
+		return r.pending
 	}
-	msgs := make([]Message, 0, 2+len(r.history)-start)
-	msgs = append(msgs, Message{Role: "system", Content: SystemPrompt})
-	msgs = append(msgs, r.history[start:]...)
-	return append(msgs, Message{Role: "user", Content: prompt})
+	r.pending = r.conv.Ask(user)
+	return r.pending
 }
 
 // Next makes one request (a step, or the probe at the end) and applies
@@ -132,15 +129,17 @@ func (r *Runner) Next(p Poster) (Turn, error) {
 		return r.probe(p)
 	}
 	o := r.Play.Obs()
-	prompt := r.Play.Last.Text
-	reply, usage, err := r.complete(p, prompt)
+	user := r.Play.Last.Text
+	reply, usage, err := r.complete(p, user)
 	if err != nil {
 		return Turn{}, err
 	}
-	t := Turn{Kind: "step", Day: o.Day, Step: o.Frame.Step, Prompt: prompt, Reply: reply, Usage: usage}
-	action, ok := ExtractAction(reply)
-	if !ok {
-		action, t.FormatError = "wait", true
+	t := Turn{Kind: "step", Day: o.Day, Step: o.Frame.Step, Prompt: user, Reply: reply, Usage: usage}
+	action := "wait"
+	if a, err := prompt.ExtractAction(reply); err == nil {
+		action = a.String()
+	} else {
+		t.FormatError = true
 		r.FormatErrors++
 	}
 	t.Action = action
@@ -149,7 +148,6 @@ func (r *Runner) Next(p Poster) (Turn, error) {
 		return t, err
 	}
 	t.Events = resp.Events
-	r.history = append(r.history, Message{Role: "user", Content: prompt}, Message{Role: "assistant", Content: reply})
 	r.Turns = append(r.Turns, t)
 	if r.Done() { // a control visit: no probe
 		r.decorate()
@@ -162,14 +160,14 @@ func (r *Runner) probe(p Poster) (Turn, error) {
 	if pr == nil {
 		return Turn{}, r.finish(-1)
 	}
-	prompt := ProbePrompt(pr.Question, pr.Options)
-	reply, usage, err := r.complete(p, prompt)
+	user := prompt.ProbePrompt(r.Play.Last.Text, &sim.Probe{Question: pr.Question, Options: pr.Options})
+	reply, usage, err := r.complete(p, user)
 	if err != nil {
 		return Turn{}, err
 	}
-	t := Turn{Kind: "probe", Prompt: prompt, Reply: reply, Usage: usage}
-	k, ok := ExtractAnswer(reply, len(pr.Options))
-	if !ok {
+	t := Turn{Kind: "probe", Prompt: user, Reply: reply, Usage: usage}
+	k, err := prompt.ExtractAnswer(reply, len(pr.Options))
+	if err != nil {
 		t.FormatError = true
 		r.FormatErrors++
 		k = -1
@@ -195,18 +193,24 @@ func (r *Runner) decorate() {
 		rec.Probe.Confidence = nil // the model is not asked for one
 	}
 	rec.Extra = map[string]any{
-		"endpoint_host":  r.Config.Host(),
-		"prompt":         PromptVariant,
-		"history_budget": HistoryBudget,
-		"format_errors":  r.FormatErrors,
-		"requests":       len(r.Turns),
-		"usage":          r.Usage,
-		"app":            "normgym-web",
+		"model":          r.Config.Model,
+		"endpoint":       r.Config.Host(),
+		"prompt":         string(Variant),
+		"prompt_version": prompt.PromptVersion,
+		"history": map[string]any{
+			"policy":        prompt.HistoryPolicy(Variant, HistoryBudget),
+			"budget_chars":  HistoryBudget,
+			"dropped_turns": r.conv.Dropped(),
+		},
+		"format_errors": r.FormatErrors,
+		"requests":      len(r.Turns),
+		"usage":         r.Usage,
+		"app":           "normgym-web",
 	}
 }
 
-func (r *Runner) complete(p Poster, prompt string) (string, Usage, error) {
-	body, err := json.Marshal(Request{Model: r.Config.Model, Messages: r.Messages(prompt)})
+func (r *Runner) complete(p Poster, user string) (string, Usage, error) {
+	body, err := json.Marshal(Request{Model: r.Config.Model, Messages: r.Messages(user)})
 	if err != nil {
 		return "", Usage{}, err
 	}
@@ -241,11 +245,14 @@ func (r *Runner) complete(p Poster, prompt string) (string, Usage, error) {
 	case len(resp.Choices) == 0:
 		return "", Usage{}, &EndpointError{Status: status, Message: "the answer has no choices"}
 	}
+	content := resp.Choices[0].Message.Content
+	r.conv.Reply(content)
+	r.pending = nil
 	var u Usage
 	if resp.Usage != nil {
 		u = *resp.Usage
 		r.Usage.PromptTokens += u.PromptTokens
 		r.Usage.CompletionTokens += u.CompletionTokens
 	}
-	return resp.Choices[0].Message.Content, u, nil
+	return content, u, nil
 }

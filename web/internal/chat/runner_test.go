@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/web/internal/chat"
 	"github.com/normgym/normgym/web/internal/simtest"
@@ -70,7 +71,7 @@ func TestRunner(t *testing.T) {
 		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
 			t.Error(err)
 		}
-		if body.Messages[0].Content != chat.SystemPrompt || req.Header.Get("Authorization") != "Bearer k" {
+		if body.Messages[0].Content != prompt.SystemPrompt(prompt.Plain, nil) || req.Header.Get("Authorization") != "Bearer k" {
 			t.Error("request without the system prompt or the key")
 		}
 		lastPrompt = body.Messages[len(body.Messages)-1].Content
@@ -80,7 +81,7 @@ func TestRunner(t *testing.T) {
 			return
 		}
 		reply := "ANSWER: 1"
-		if !strings.HasPrefix(lastPrompt, "The visit is over.") {
+		if !strings.Contains(lastPrompt, "\nOne last question.") {
 			reply = "ACTION: wait"
 			if len(script) > 0 {
 				reply, script = script[0], script[1:]
@@ -122,14 +123,18 @@ func TestRunner(t *testing.T) {
 	if rec.Client != "model" || rec.Agent != "m" || rec.Probe == nil || rec.Probe.Answer != 0 {
 		t.Errorf("record %q %q probe %+v", rec.Client, rec.Agent, rec.Probe)
 	}
+	if rec.Extra["prompt"] != "plain" || rec.Extra["prompt_version"] != prompt.PromptVersion {
+		t.Errorf("extra.prompt %v prompt_version %v, want plain %s", rec.Extra["prompt"], rec.Extra["prompt_version"], prompt.PromptVersion)
+	}
 	b, _ := json.Marshal(rec)
 	if bytes.Contains(b, []byte(`"k"`)) {
 		t.Error("the key is in the record")
 	}
 }
 
-// TestHistoryBudget checks that requests carry whole earlier turns within
-// the budget, newest first.
+// TestHistoryBudget checks that requests follow prompt.Conversation's
+// policy: the plain system prompt, the earlier turns, the new turn, and
+// an unanswered turn asked again is sent unchanged.
 func TestHistoryBudget(t *testing.T) {
 	c := simtest.Client(t)
 	r, err := chat.NewRunner(c, ui.Resolved{ID: "orchard/none/control/s1"}, chat.Config{Model: "m"})
@@ -138,7 +143,10 @@ func TestHistoryBudget(t *testing.T) {
 	}
 	defer r.Play.Close()
 	msgs := r.Messages("now")
-	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Content != "now" {
+	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[0].Content != prompt.SystemPrompt(prompt.Plain, nil) || msgs[1].Content != "now" {
 		t.Fatalf("first request %+v", msgs)
+	}
+	if again := r.Messages("now"); len(again) != 2 {
+		t.Errorf("a retried turn was asked twice: %d messages", len(again))
 	}
 }

@@ -146,7 +146,10 @@ func KeysHTML() string {
 
 // ConsentHTML is the screen before a human's visit: what NormGym is, what
 // is recorded, and how to play.
-func ConsentHTML(v Resolved) string {
+//
+// On the NormGym site, site is the server's consent (its text and
+// version replace the standalone one) and room the classroom, if any.
+func ConsentHTML(v Resolved, site *SiteConsent, room string) string {
 	var b strings.Builder
 	b.WriteString(`<section class="card intro wide" aria-labelledby="intro-h"><h2 id="intro-h">Be the newcomer</h2><div class="cols"><div>`)
 	b.WriteString(`<p>You arrive in a small community: a few members going about their day, a task for you, and
@@ -158,9 +161,13 @@ Nobody will tell you which — watch the members, and how they react to each oth
 <li>At the end you will pick the rule from four statements, and see how you and the built-in baselines did.</li>
 </ul>`)
 	b.WriteString(`</div><div><h3 class="first">Keys</h3>` + KeysHTML() + `<p class="hint">On a touch screen, use the buttons under the map.</p></div></div>`)
-	b.WriteString(`<h3>Consent</h3><p class="consent">This is a research demo of NormGym. Your moves stay in this browser:
+	if site != nil {
+		b.WriteString(SiteConsentHTML(*site, room))
+	} else {
+		b.WriteString(`<h3>Consent</h3><p class="consent">This is a research demo of NormGym. Your moves stay in this browser:
 nothing is sent anywhere while you play. At the end you may download a record of your visit (the visit, your actions and answers; no name, no personal data).
 By starting you agree to take part on these terms; you can stop at any time by closing the page.</p>`)
+	}
 	b.WriteString(`<p class="visit-label">Visit: <span>` + esc(v.Label()) + `</span></p>`)
 	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="start" autofocus>I agree — start</button></div></section>`)
 	return b.String()

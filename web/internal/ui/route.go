@@ -23,6 +23,9 @@ type Route struct {
 	N     int
 	// Agent is the baseline to watch (watch mode).
 	Agent string
+	// Room is a classroom join code (#room=CODE); on the NormGym site it
+	// asks the server for the room's visits.
+	Room string
 }
 
 // HasVisit reports whether the route names a visit.
@@ -53,6 +56,10 @@ func ParseRoute(frag string) Route {
 		case "n":
 			if n, err := strconv.Atoi(v); err == nil && n > 0 {
 				r.N = n
+			}
+		case "room":
+			if ValidRoom(strings.ToUpper(v)) {
+				r.Room = strings.ToUpper(v)
 			}
 		case "agent":
 			if v != "" && len(v) <= 40 {
@@ -88,6 +95,9 @@ func (r Route) String() string {
 	}
 	if r.Agent != "" {
 		parts = append(parts, "agent="+escape(r.Agent))
+	}
+	if r.Room != "" {
+		parts = append(parts, "room="+escape(r.Room))
 	}
 	return "#" + strings.Join(parts, "&")
 }
@@ -133,11 +143,20 @@ type Resolved struct {
 	Suite        string
 	SuiteVersion string
 	N, Of        int
+	// Assigned marks a visit handed out by the NormGym server: its id
+	// stays hidden like a suite visit's.
+	Assigned bool
 }
 
 // Label is how the UI names the visit before it ends, without the norm
 // when it came from a suite.
 func (v Resolved) Label() string {
+	if v.Assigned {
+		if v.Suite != "" {
+			return "assigned (" + v.Suite + ")"
+		}
+		return "assigned"
+	}
 	if v.Suite != "" {
 		return v.Suite + " #" + strconv.Itoa(v.N) + " of " + strconv.Itoa(v.Of)
 	}

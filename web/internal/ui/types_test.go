@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/web/internal/ui"
 )
@@ -51,6 +52,9 @@ func TestMirrors(t *testing.T) {
 		{"Record", ui.Record{}, sim.Record{}, false},
 		{"Suite", ui.Suite{}, sim.Suite{}, false},
 		{"World", ui.World{}, sim.World{}, true},
+		{"SiteConsent", ui.SiteConsent{}, api.Consent{}, false},
+		{"Assignment", ui.Assignment{}, api.Assignment{}, false},
+		{"Submission", ui.Submission{}, api.Submission{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mine, theirs := jsonFields(reflect.TypeOf(tc.mine)), jsonFields(reflect.TypeOf(tc.sim))

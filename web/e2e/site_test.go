@@ -1,0 +1,181 @@
+//go:build !js
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/store"
+	"github.com/normgym/normgym/web/internal/browser"
+	"github.com/normgym/normgym/web/internal/simtest"
+)
+
+// siteServer starts the real NormGym server (the wazero verifier, a
+// fresh SQLite file, build/web) on a free loopback port.
+func siteServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "normgym.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(simtest.Runtime(t)), Web: builtSite(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// openSite opens a browser tab (a fresh profile: a new participant) on
+// the site at srv.
+func openSite(t *testing.T, srv *httptest.Server, w, h int) *session {
+	t.Helper()
+	ctx, cancel, err := browser.Start(context.Background(), browser.Options{Width: w, Height: h, UserDataDir: t.TempDir(), DownloadDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	s := &session{t: t, srv: srv, ctx: ctx, close: cancel}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(w), int64(h))); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func getJSON(t *testing.T, url, token string, v any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// playAssigned plays the visit the server assigned to the tab, by
+// keyboard, with the greedy baseline's actions, and waits for the
+// server's verdict on the submission. It returns the visit id.
+func playAssigned(t *testing.T, s *session, fragment, shots string) string {
+	t.Helper()
+	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/"+fragment))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	if got := s.eval(`document.documentElement.dataset.site || ""`); got != "1" {
+		t.Fatalf("the app served by normgym serve is not in site mode (%q)", got)
+	}
+	s.waitStage(20*time.Second, "consent")
+	id := s.eval(`globalThis.normgymAssigned || ""`)
+	if id == "" {
+		t.Fatal("no assigned visit exposed")
+	}
+	var consent api.Consent
+	getJSON(t, s.srv.URL+"/api/consent", "", &consent)
+	if got := s.eval(`document.querySelector(".consent").dataset.consentVersion`); got != consent.Version {
+		t.Errorf("consent version on screen %q, want the server's %q", got, consent.Version)
+	}
+	if !strings.Contains(s.eval(`document.body.innerText`), strings.TrimSpace(strings.Fields(consent.Text)[0])) {
+		t.Error("the consent screen does not show the server's text")
+	}
+	if strings.Contains(s.eval(`document.body.innerText`), id) {
+		t.Error("the consent screen shows the assigned visit's id (it names the norm)")
+	}
+	if shots != "" {
+		s.shot(shots + "-consent")
+	}
+	base := greedy(t, id)
+	playByKeys(t, s, id, base, nil)
+	s.poll(60*time.Second, `["stored", "refused", "failed"].includes(document.body.dataset.submit)`)
+	if got := s.eval(`document.body.dataset.submit`); got != "stored" {
+		t.Fatalf("submission %s: %s", got, s.eval(`document.getElementById("submit-status").innerText`))
+	}
+	if !strings.Contains(s.eval(`document.getElementById("submit-status").innerText`), "verified and stored") {
+		t.Error("the page does not say the run was verified and stored")
+	}
+	if got := s.eval(`localStorage.getItem("normgym.pending") || ""`); got != "" {
+		t.Error("the acknowledged submission is still kept as pending")
+	}
+	if shots != "" {
+		s.shot(shots + "-submitted")
+	}
+	return id
+}
+
+// TestSite plays through `normgym serve`: an assigned visit by keyboard,
+// submitted, verified and on the leaderboard; then two students in a
+// classroom, on the teacher's dashboard.
+func TestSite(t *testing.T) {
+	needChromium(t)
+	srv := siteServer(t)
+
+	s := openSite(t, srv, 1280, 800)
+	id := playAssigned(t, s, "", "site")
+	participant := s.eval(`localStorage.getItem("normgym.participant")`)
+	var runs api.Runs
+	getJSON(t, srv.URL+"/api/runs?participant="+participant, "", &runs)
+	if len(runs.Runs) != 1 || runs.Runs[0].Visit != id || runs.Runs[0].Client != "human" {
+		t.Fatalf("participant's runs %+v, want one human run of %s", runs.Runs, id)
+	}
+	var lb api.Leaderboard
+	getJSON(t, srv.URL+"/api/leaderboard?suite=standard", "", &lb)
+	humans := 0
+	for _, e := range lb.Agents {
+		if e.Client == "human" {
+			humans += e.Visits
+		}
+	}
+	if humans != 1 {
+		t.Errorf("leaderboard: %d human runs, want 1 (%+v)", humans, lb.Agents)
+	}
+	if got := s.eval(`document.querySelector('a[href="/leaderboard"]') ? "yes" : "no"`); got != "yes" {
+		t.Error("no link to /leaderboard")
+	}
+
+	// A classroom: the teacher creates a room, two students join by link.
+	body, _ := json.Marshal(api.RoomRequest{Name: "e2e class", Suite: "standard"})
+	resp, err := http.Post(srv.URL+"/api/rooms", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var room api.RoomCreated
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 || json.Unmarshal(b, &room) != nil {
+		t.Fatalf("POST /api/rooms: %d %s", resp.StatusCode, b)
+	}
+	for i := 0; i < 2; i++ {
+		st := openSite(t, srv, 390, 844)
+		playAssigned(t, st, "#room="+room.Code, fmt.Sprintf("site-room-%d", i+1))
+		st.close()
+	}
+	var dash api.Dashboard
+	getJSON(t, srv.URL+"/api/rooms/"+room.Code+"/dashboard", room.TeacherToken, &dash)
+	if len(dash.Students) != 2 || dash.Stats.Runs != 2 {
+		t.Errorf("dashboard: %d students, %d runs; want 2 and 2", len(dash.Students), dash.Stats.Runs)
+	}
+}

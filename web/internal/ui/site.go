@@ -1,0 +1,141 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Site mode: when the app is served by `normgym serve`, Play takes its
+// visits from the server and submits the records there. These are
+// mirrors of serve/api's types (see site_test.go), so the UI module does
+// not link the server's packages.
+
+// SiteConsent mirrors api.Consent (GET /api/consent).
+type SiteConsent struct {
+	Version string `json:"version"`
+	Text    string `json:"text"`
+}
+
+// Assignment mirrors api.Assignment (GET /api/assign).
+type Assignment struct {
+	Participant string `json:"participant"`
+	Room        string `json:"room,omitempty"`
+	Visit       string `json:"visit,omitempty"`
+	Suite       string `json:"suite,omitempty"`
+	Done        bool   `json:"done,omitempty"`
+	Played      int    `json:"played"`
+}
+
+// Submission mirrors api.Submission (POST /api/runs).
+type Submission struct {
+	RunID          string `json:"run_id"`
+	Participant    string `json:"participant,omitempty"`
+	Consent        bool   `json:"consent"`
+	ConsentVersion string `json:"consent_version,omitempty"`
+	Room           string `json:"room,omitempty"`
+	Record         Record `json:"record"`
+}
+
+// ParseSiteConsent reads GET /api/consent's answer. A static host answers
+// 404 or a page that is not this JSON: then there is no server, and ok is
+// false.
+func ParseSiteConsent(status int, body []byte) (SiteConsent, bool) {
+	var c SiteConsent
+	if status != 200 || json.Unmarshal(body, &c) != nil || c.Version == "" || c.Text == "" {
+		return SiteConsent{}, false
+	}
+	return c, true
+}
+
+// ServerError returns the message of a server's error answer
+// ({"code", "error"}), or the body itself, cut short.
+func ServerError(status int, body []byte) string {
+	var e struct {
+		Code    string `json:"code"`
+		Message string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Message != "" {
+		return e.Message
+	}
+	msg := strings.TrimSpace(string(body))
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	if msg == "" {
+		msg = "the server answered " + itoa(status)
+	}
+	return msg
+}
+
+// ValidParticipant mirrors api.ValidParticipant: 8 to 64 characters of
+// [A-Za-z0-9_-].
+func ValidParticipant(s string) bool { return validToken(s, 8, 64) }
+
+// ValidRoom reports whether s may be a room's join code (the server
+// decides whether it exists).
+func ValidRoom(s string) bool { return validToken(s, 3, 16) }
+
+func validToken(s string, lo, hi int) bool {
+	if len(s) < lo || len(s) > hi {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// RandomID returns n characters of [A-Za-z0-9] drawn with intn (a source
+// of uniform integers in [0, k)): pseudonyms and run ids.
+func RandomID(n int, intn func(k int) int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = idChars[intn(len(idChars))]
+	}
+	return string(b)
+}
+
+// SiteConsentHTML is the consent paragraph on the NormGym site: the
+// server's text and version, which the submission agrees to.
+func SiteConsentHTML(c SiteConsent, room string) string {
+	var b strings.Builder
+	b.WriteString(`<h3>Consent</h3><p class="consent" data-consent-version="` + esc(c.Version) + `">` + esc(c.Text) + `</p>`)
+	b.WriteString(`<p class="hint">Consent version ` + esc(c.Version) + `. When you finish, your record (the visit, your actions and answers, and a random pseudonym kept in this browser) is sent to this site, which replays it and stores what it verified.</p>`)
+	if room != "" {
+		b.WriteString(`<p class="hint">Classroom <strong>` + esc(room) + `</strong>: your teacher sees the class's results and yours under your pseudonym.</p>`)
+	}
+	return b.String()
+}
+
+// Submit states of a site-mode record.
+const (
+	SubmitSending = "sending"
+	SubmitStored  = "stored"
+	SubmitRefused = "refused" // the server said no: retrying will not help
+	SubmitFailed  = "failed"  // no answer, or a server fault: retry
+)
+
+// SubmitHTML says where the record's submission stands; msg is the
+// server's or the network's message.
+func SubmitHTML(state, msg string) string {
+	var b strings.Builder
+	b.WriteString(`<div id="submit-status" class="submit submit-` + state + `" role="status" data-submit="` + state + `">`)
+	switch state {
+	case SubmitSending:
+		b.WriteString(`<p>Sending your record to the server…</p>`)
+	case SubmitStored:
+		b.WriteString(`<p><strong>Your run was verified and stored.</strong> ` + esc(msg) + `</p>`)
+	case SubmitRefused:
+		b.WriteString(`<p class="alert" role="alert"><strong>The server did not store your run:</strong> ` + esc(msg) + `</p>`)
+	case SubmitFailed:
+		b.WriteString(`<p class="alert" role="alert"><strong>Your run is not sent yet:</strong> ` + esc(msg) +
+			` It is kept in this browser until the server has it.</p><div class="actions"><button type="button" class="btn primary" data-act="resubmit">Try again</button></div>`)
+	}
+	b.WriteString(`<p><a href="/leaderboard">See the leaderboard</a></p></div>`)
+	return b.String()
+}
