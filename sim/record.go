@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/normgym/normgym/norms"
 )
@@ -100,4 +101,68 @@ func Replay(r Record) (*Env, error) {
 		}
 	}
 	return env, nil
+}
+
+// Verify re-executes rec (see Replay) and returns the recomputed record and
+// the fields where rec disagrees with it (see DiffRecords). The recomputed
+// record carries over what nothing can check: agent, client, the probe
+// confidence, suite, suite version and extra. SimSHA256 is left for the
+// host to set.
+func Verify(rec Record) (Record, []string, error) {
+	env, err := Replay(rec)
+	if err != nil {
+		return Record{}, nil, err
+	}
+	out := env.Record(rec.Agent, rec.Client)
+	if rec.Probe != nil && out.Probe != nil {
+		out.Probe.Confidence = rec.Probe.Confidence
+	}
+	out.Suite, out.SuiteVersion, out.Extra = rec.Suite, rec.SuiteVersion, rec.Extra
+	return out, DiffRecords(rec, out), nil
+}
+
+// DiffRecords lists the verifiable fields where got (submitted) differs
+// from want (recomputed), in Record field order: "world", "norm",
+// "family", "condition", "actions", "events" (only when got has events),
+// "scores.<field>", "probe" (present in only one), "probe.answer",
+// "probe.correct", "probe.confidence" (outside [0, 1]), "hash",
+// "sim_version", "catalog_version". Every host (the wasm module, the
+// servers, the CLI) reports these names.
+func DiffRecords(got, want Record) []string {
+	diffs := []string{}
+	add := func(differ bool, name string) {
+		if differ {
+			diffs = append(diffs, name)
+		}
+	}
+	add(got.World != want.World, "world")
+	add(got.Norm != want.Norm, "norm")
+	add(got.Family != want.Family, "family")
+	add(got.Condition != want.Condition, "condition")
+	add(!slices.Equal(got.Actions, want.Actions), "actions")
+	add(got.Events != nil && !slices.Equal(got.Events, want.Events), "events")
+	gs, ws := got.Scores, want.Scores
+	add(gs.Task != ws.Task, "scores.task")
+	add(gs.Compliance != ws.Compliance, "scores.compliance")
+	add(gs.Joint != ws.Joint, "scores.joint")
+	add(gs.PracticeTask != ws.PracticeTask, "scores.practice_task")
+	add(!slices.Equal(gs.Violations, ws.Violations), "scores.violations")
+	add(!slices.Equal(gs.Sanctions, ws.Sanctions), "scores.sanctions")
+	add(!slices.Equal(gs.Steps, ws.Steps), "scores.steps")
+	add(gs.SanctionsReceived != ws.SanctionsReceived, "scores.sanctions_received")
+	add(gs.Repeats != ws.Repeats, "scores.repeats")
+	switch {
+	case (got.Probe == nil) != (want.Probe == nil):
+		add(true, "probe")
+	case got.Probe != nil:
+		add(got.Probe.Answer != want.Probe.Answer, "probe.answer")
+		add(got.Probe.Correct != want.Probe.Correct, "probe.correct")
+		if c := got.Probe.Confidence; c != nil {
+			add(!(*c >= 0 && *c <= 1), "probe.confidence")
+		}
+	}
+	add(got.Hash != want.Hash, "hash")
+	add(got.SimVersion != want.SimVersion, "sim_version")
+	add(got.Catalog != want.Catalog, "catalog_version")
+	return diffs
 }

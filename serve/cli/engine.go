@@ -11,8 +11,9 @@ import (
 type engine interface {
 	// RunBaseline runs a whole visit with a built-in baseline.
 	RunBaseline(ctx context.Context, visit, agent string) (sim.Record, error)
-	// Replay re-executes a record and returns the recomputed record.
-	Replay(ctx context.Context, rec sim.Record) (sim.Record, error)
+	// Replay re-executes a record and returns the recomputed record and
+	// the fields where rec disagrees with it (sim.DiffRecords names).
+	Replay(ctx context.Context, rec sim.Record) (sim.Record, []string, error)
 	// SHA256 identifies the engine: the module's SHA-256, or "native".
 	SHA256() string
 	Close() error
@@ -35,17 +36,10 @@ func (nativeEngine) RunBaseline(_ context.Context, visit, agent string) (sim.Rec
 	return r, nil
 }
 
-func (nativeEngine) Replay(_ context.Context, rec sim.Record) (sim.Record, error) {
-	env, err := sim.Replay(rec)
-	if err != nil {
-		return sim.Record{}, err
-	}
-	r := env.Record(rec.Agent, rec.Client)
-	r.SimSHA256 = "native"
-	if rec.Probe != nil && r.Probe != nil {
-		r.Probe.Confidence = rec.Probe.Confidence
-	}
-	return r, nil
+func (nativeEngine) Replay(_ context.Context, rec sim.Record) (sim.Record, []string, error) {
+	out, diffs, err := sim.Verify(rec)
+	out.SimSHA256 = "native"
+	return out, diffs, err
 }
 
 func (nativeEngine) SHA256() string { return "native" }

@@ -34,13 +34,11 @@ func cmdReplay(e *env) error {
 		}
 		for i, rec := range recs {
 			total++
-			got, err := eng.Replay(e.ctx, rec)
-			var diffs []string
+			got, diffs, err := eng.Replay(e.ctx, rec)
 			if err != nil {
 				diffs = []string{err.Error()}
-			} else {
-				diffs = Diff(rec, got)
 			}
+			diffs = explain(rec, got, diffs)
 			if len(diffs) > 0 {
 				bad++
 				fmt.Fprintf(e.stdout, "%s:%d %s (%s): %s\n", file, i+1, rec.Visit, rec.Agent, strings.Join(diffs, "; "))
@@ -54,29 +52,23 @@ func cmdReplay(e *env) error {
 	return nil
 }
 
-// Diff lists how a submitted record differs from the recomputed one: the
-// hash, each score field, the probe, the action count.
-func Diff(submitted, recomputed sim.Record) []string {
-	var d []string
-	if submitted.Hash != recomputed.Hash {
-		d = append(d, fmt.Sprintf("hash %s, recomputed %s", short(submitted.Hash), short(recomputed.Hash)))
-	}
-	sv, rv := reflect.ValueOf(submitted.Scores), reflect.ValueOf(recomputed.Scores)
-	for i := 0; i < sv.NumField(); i++ {
-		a, b := sv.Field(i).Interface(), rv.Field(i).Interface()
-		if !reflect.DeepEqual(a, b) {
-			tag := strings.Split(sv.Type().Field(i).Tag.Get("json"), ",")[0]
-			d = append(d, fmt.Sprintf("scores.%s %v, recomputed %v", tag, a, b))
+// explain adds the values to the diffs people most need to see: the
+// hashes and the headline scores.
+func explain(submitted, recomputed sim.Record, diffs []string) []string {
+	out := make([]string, len(diffs))
+	for i, d := range diffs {
+		switch d {
+		case "hash":
+			d = fmt.Sprintf("hash %s, recomputed %s", short(submitted.Hash), short(recomputed.Hash))
+		case "scores.task", "scores.compliance", "scores.joint":
+			sv, rv := reflect.ValueOf(submitted.Scores), reflect.ValueOf(recomputed.Scores)
+			for f := 0; f < sv.NumField(); f++ {
+				if "scores."+strings.Split(sv.Type().Field(f).Tag.Get("json"), ",")[0] == d {
+					d = fmt.Sprintf("%s %v, recomputed %v", d, sv.Field(f).Interface(), rv.Field(f).Interface())
+				}
+			}
 		}
+		out[i] = d
 	}
-	switch {
-	case (submitted.Probe == nil) != (recomputed.Probe == nil):
-		d = append(d, "probe present in only one")
-	case submitted.Probe != nil && submitted.Probe.Correct != recomputed.Probe.Correct:
-		d = append(d, fmt.Sprintf("probe.correct %v, recomputed %v", submitted.Probe.Correct, recomputed.Probe.Correct))
-	}
-	if !reflect.DeepEqual(submitted.Events, recomputed.Events) && len(submitted.Events) > 0 {
-		d = append(d, "events differ")
-	}
-	return d
+	return out
 }

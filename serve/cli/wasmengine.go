@@ -37,9 +37,9 @@ func (w *wasmEngine) RunBaseline(ctx context.Context, visit, agent string) (sim.
 	return w.rt.RunBaseline(ctx, visit, agent)
 }
 
-func (w *wasmEngine) Replay(ctx context.Context, rec sim.Record) (sim.Record, error) {
+func (w *wasmEngine) Replay(ctx context.Context, rec sim.Record) (sim.Record, []string, error) {
 	res, err := w.rt.Replay(ctx, rec)
-	return res.Record, err
+	return res.Record, res.Diffs, err
 }
 
 func (w *wasmEngine) SHA256() string { return w.rt.SHA256() }

@@ -64,18 +64,13 @@ func (n nativeVerifier) Replay(ctx context.Context, rec sim.Record) (Replayed, e
 				ch <- result{err: fmt.Errorf("server: native replay panicked: %v", p)}
 			}
 		}()
-		e, err := sim.Replay(rec)
+		out, diffs, err := sim.Verify(rec)
 		if err != nil {
 			ch <- result{err: fmt.Errorf("%w: %v", ErrUnreplayable, err)}
 			return
 		}
-		out := e.Record(rec.Agent, rec.Client)
-		if rec.Probe != nil && out.Probe != nil {
-			out.Probe.Confidence = rec.Probe.Confidence
-		}
-		out.Suite, out.SuiteVersion, out.Extra = rec.Suite, rec.SuiteVersion, rec.Extra
 		out.SimSHA256 = n.sha
-		ch <- result{r: Replayed{Record: out, Diffs: Diff(rec, out)}}
+		ch <- result{r: Replayed{Record: out, Diffs: diffs}}
 	}()
 	select {
 	case res := <-ch:
@@ -83,48 +78,6 @@ func (n nativeVerifier) Replay(ctx context.Context, rec sim.Record) (Replayed, e
 	case <-ctx.Done():
 		return Replayed{}, fmt.Errorf("server: native replay: %w", ctx.Err())
 	}
-}
-
-// Diff lists the verifiable fields where got (submitted) differs from
-// want (recomputed), in the order and with the names of sim.wasm's replay
-// export (wasm/internal/guest.Diff; a test keeps the two equal).
-func Diff(got, want sim.Record) []string {
-	diffs := []string{}
-	add := func(differ bool, name string) {
-		if differ {
-			diffs = append(diffs, name)
-		}
-	}
-	add(got.World != want.World, "world")
-	add(got.Norm != want.Norm, "norm")
-	add(got.Family != want.Family, "family")
-	add(got.Condition != want.Condition, "condition")
-	add(!slices.Equal(got.Actions, want.Actions), "actions")
-	add(got.Events != nil && !slices.Equal(got.Events, want.Events), "events")
-	gs, ws := got.Scores, want.Scores
-	add(gs.Task != ws.Task, "scores.task")
-	add(gs.Compliance != ws.Compliance, "scores.compliance")
-	add(gs.Joint != ws.Joint, "scores.joint")
-	add(gs.PracticeTask != ws.PracticeTask, "scores.practice_task")
-	add(!slices.Equal(gs.Violations, ws.Violations), "scores.violations")
-	add(!slices.Equal(gs.Sanctions, ws.Sanctions), "scores.sanctions")
-	add(!slices.Equal(gs.Steps, ws.Steps), "scores.steps")
-	add(gs.SanctionsReceived != ws.SanctionsReceived, "scores.sanctions_received")
-	add(gs.Repeats != ws.Repeats, "scores.repeats")
-	switch {
-	case (got.Probe == nil) != (want.Probe == nil):
-		add(true, "probe")
-	case got.Probe != nil:
-		add(got.Probe.Answer != want.Probe.Answer, "probe.answer")
-		add(got.Probe.Correct != want.Probe.Correct, "probe.correct")
-		if c := got.Probe.Confidence; c != nil {
-			add(!(*c >= 0 && *c <= 1), "probe.confidence")
-		}
-	}
-	add(got.Hash != want.Hash, "hash")
-	add(got.SimVersion != want.SimVersion, "sim_version")
-	add(got.Catalog != want.Catalog, "catalog_version")
-	return diffs
 }
 
 // CrossCheck replays recs with both verifiers and fails unless they
@@ -144,7 +97,7 @@ func CrossCheck(ctx context.Context, ref, v Verifier, recs []sim.Record) error {
 		jb, _ := json.Marshal(b.Record)
 		if !bytes.Equal(ja, jb) || !slices.Equal(a.Diffs, b.Diffs) {
 			return fmt.Errorf("server: cross-check %s: %s and %s disagree (fields %v; diffs %v vs %v): the native core is not the source of this sim.wasm (run make wasm)",
-				rec.Visit, ref.Kind(), v.Kind(), Diff(a.Record, b.Record), a.Diffs, b.Diffs)
+				rec.Visit, ref.Kind(), v.Kind(), sim.DiffRecords(a.Record, b.Record), a.Diffs, b.Diffs)
 		}
 	}
 	return nil

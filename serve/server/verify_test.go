@@ -58,7 +58,7 @@ func TestNativeMatchesWasm(t *testing.T) {
 		ja, _ := json.Marshal(a.Record)
 		jb, _ := json.Marshal(b.Record)
 		if !slices.Equal(a.Diffs, b.Diffs) || !bytes.Equal(ja, jb) {
-			t.Errorf("%s: wasm diffs %v, native %v; records differ in %v", name, a.Diffs, b.Diffs, server.Diff(a.Record, b.Record))
+			t.Errorf("%s: wasm diffs %v, native %v; records differ in %v", name, a.Diffs, b.Diffs, sim.DiffRecords(a.Record, b.Record))
 		}
 		// A record may leave the probe unanswered.
 		if (name == "valid" || name == "no probe") != (len(a.Diffs) == 0) {

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
@@ -346,64 +345,12 @@ func (g *Guest) Replay(in []byte) []byte {
 	})
 }
 
-// Replay recomputes rec with sim.Replay and lists the fields of rec that
-// disagree with the recomputed record, in Record field order: "world",
-// "norm", "family", "condition", "actions", "events" (only when rec has
-// events), "scores.<field>", "probe", "probe.correct", "probe.confidence"
-// (outside [0, 1]), "hash", "sim_version", "catalog_version". The
-// recomputed record takes agent, client, the probe confidence, suite,
-// suite version and extra from rec: nothing can check them.
+// Replay recomputes rec with sim.Verify: the recomputed record and the
+// names of the fields that disagree (sim.DiffRecords).
 func Replay(rec sim.Record) (wire.ReplayResponse, error) {
-	e, err := sim.Replay(rec)
+	out, diffs, err := sim.Verify(rec)
 	if err != nil {
 		return wire.ReplayResponse{}, err
 	}
-	out := e.Record(rec.Agent, rec.Client)
-	if rec.Probe != nil && out.Probe != nil {
-		out.Probe.Confidence = rec.Probe.Confidence
-	}
-	out.Suite, out.SuiteVersion, out.Extra = rec.Suite, rec.SuiteVersion, rec.Extra
-	diffs := Diff(rec, out)
 	return wire.ReplayResponse{Record: out, Match: len(diffs) == 0, Diffs: diffs}, nil
-}
-
-// Diff lists the verifiable fields where got (submitted) differs from want
-// (recomputed); see Replay.
-func Diff(got, want sim.Record) []string {
-	diffs := []string{}
-	add := func(differ bool, name string) {
-		if differ {
-			diffs = append(diffs, name)
-		}
-	}
-	add(got.World != want.World, "world")
-	add(got.Norm != want.Norm, "norm")
-	add(got.Family != want.Family, "family")
-	add(got.Condition != want.Condition, "condition")
-	add(!slices.Equal(got.Actions, want.Actions), "actions")
-	add(got.Events != nil && !slices.Equal(got.Events, want.Events), "events")
-	gs, ws := got.Scores, want.Scores
-	add(gs.Task != ws.Task, "scores.task")
-	add(gs.Compliance != ws.Compliance, "scores.compliance")
-	add(gs.Joint != ws.Joint, "scores.joint")
-	add(gs.PracticeTask != ws.PracticeTask, "scores.practice_task")
-	add(!slices.Equal(gs.Violations, ws.Violations), "scores.violations")
-	add(!slices.Equal(gs.Sanctions, ws.Sanctions), "scores.sanctions")
-	add(!slices.Equal(gs.Steps, ws.Steps), "scores.steps")
-	add(gs.SanctionsReceived != ws.SanctionsReceived, "scores.sanctions_received")
-	add(gs.Repeats != ws.Repeats, "scores.repeats")
-	switch {
-	case (got.Probe == nil) != (want.Probe == nil):
-		add(true, "probe")
-	case got.Probe != nil:
-		add(got.Probe.Answer != want.Probe.Answer, "probe.answer")
-		add(got.Probe.Correct != want.Probe.Correct, "probe.correct")
-		if c := got.Probe.Confidence; c != nil {
-			add(!(*c >= 0 && *c <= 1), "probe.confidence")
-		}
-	}
-	add(got.Hash != want.Hash, "hash")
-	add(got.SimVersion != want.SimVersion, "sim_version")
-	add(got.Catalog != want.Catalog, "catalog_version")
-	return diffs
 }
