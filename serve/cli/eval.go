@@ -423,10 +423,11 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 		x.add(kind, r)
 		return r.Content, nil
 	}
-	for !obs.Done {
+	day, step, done, days := obs.Day, obs.Frame.Step, obs.Done, obs.Days
+	for !done {
 		reply, err := ask("", text)
 		if err != nil {
-			return sim.Record{}, fmt.Errorf("day %d step %d: %w", obs.Day, obs.Frame.Step, err)
+			return sim.Record{}, fmt.Errorf("day %d step %d: %w", day, step, err)
 		}
 		a, perr := prompt.ExtractAction(reply)
 		if perr != nil {
@@ -438,13 +439,13 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 			return sim.Record{}, err
 		}
 		if res.dayOver && !res.done && ev.variant == prompt.Reflect {
-			notes, err := ask("notes", prompt.NotesPrompt(obs.Day, obs.Days, res.events))
+			notes, err := ask("notes", prompt.NotesPrompt(day, days, res.events))
 			if err != nil {
-				return sim.Record{}, fmt.Errorf("notes after day %d: %w", obs.Day, err)
+				return sim.Record{}, fmt.Errorf("notes after day %d: %w", day, err)
 			}
 			conv.EndDay(notes)
 		}
-		obs, text = res.obs, res.text
+		text, day, step, done = res.text, res.day, res.step, res.done
 	}
 	p, err := v.probe(ctx)
 	if err != nil {
@@ -558,10 +559,10 @@ type stepVisit interface {
 }
 
 type stepResult struct {
-	obs           *sim.Observation
 	text          string
 	events        []sim.Event
 	dayOver, done bool
+	day, step     int // where the visit stands after the step
 }
 
 func stepEngineFor(eng engine) (stepEngine, error) {
@@ -595,7 +596,8 @@ func (v nativeVisit) step(_ context.Context, action string) (stepResult, error) 
 	if err != nil {
 		return stepResult{}, err
 	}
-	return stepResult{res.Observation, res.Observation.Text(), res.Events, res.DayOver, res.Done()}, nil
+	o := res.Observation
+	return stepResult{o.Text(), res.Events, res.DayOver, res.Done(), o.Day, o.Frame.Step}, nil
 }
 
 func (v nativeVisit) probe(context.Context) (*sim.Probe, error) { return v.env.Probe(), nil }
@@ -633,11 +635,11 @@ type wasmVisit struct {
 }
 
 func (w *wasmVisit) step(ctx context.Context, action string) (stepResult, error) {
-	res, err := w.v.Step(ctx, action)
+	res, err := w.v.StepText(ctx, action)
 	if err != nil {
 		return stepResult{}, err
 	}
-	return stepResult{res.Observation, res.Text, res.Events, res.DayOver, res.Done()}, nil
+	return stepResult{res.Text, res.Events, res.DayOver, res.Done(), res.Day, res.Step}, nil
 }
 
 func (w *wasmVisit) probe(ctx context.Context) (*sim.Probe, error) {

@@ -134,6 +134,11 @@ type StepResult struct {
 	Terminated bool
 	Truncated  bool
 	DayOver    bool
+	// Day (1-based), Step and Over say where the visit stands after the
+	// step, also when Observation is left out (StepText).
+	Day  int
+	Step int
+	Over bool
 }
 
 // Done reports whether the visit is over.
@@ -151,6 +156,18 @@ func (v *Visit) do(ctx context.Context, export string, req, resp any) error {
 func (v *Visit) Step(ctx context.Context, action string) (StepResult, error) {
 	var resp wire.StepResponse
 	if err := v.do(ctx, "step", wire.StepRequest{Handle: v.handle, Action: action}, &resp); err != nil {
+		return StepResult{}, err
+	}
+	return StepResult(resp), nil
+}
+
+// StepText is Step without the structured observation: Observation is
+// nil and Text, Events, Day, Step and Over say what happened. The module
+// skips encoding the observation, most of the cost of a step, so model
+// harnesses that send only the text use it.
+func (v *Visit) StepText(ctx context.Context, action string) (StepResult, error) {
+	var resp wire.StepResponse
+	if err := v.do(ctx, "step", wire.StepRequest{Handle: v.handle, Action: action, TextOnly: true}, &resp); err != nil {
 		return StepResult{}, err
 	}
 	return StepResult(resp), nil

@@ -205,8 +205,15 @@ func (g *Guest) Step(in []byte) []byte {
 		if err != nil {
 			return nil, err
 		}
-		return withObservation(wire.StepResponse{Observation: res.Observation, Text: res.Observation.Text(), Events: res.Events,
-			Terminated: res.Terminated, Truncated: res.Truncated, DayOver: res.DayOver}, res.Observation)
+		o := res.Observation
+		resp := wire.StepResponse{Observation: o, Text: o.Text(), Events: res.Events,
+			Terminated: res.Terminated, Truncated: res.Truncated, DayOver: res.DayOver,
+			Day: o.Day, Step: o.Frame.Step, Over: o.Done}
+		if req.TextOnly {
+			resp.Observation = nil
+			return resp, nil
+		}
+		return withObservation(resp, o)
 	})
 }
 

@@ -91,9 +91,14 @@ type Closed struct {
 type StepRequest struct {
 	Handle int    `json:"handle"`
 	Action string `json:"action"`
+	// TextOnly leaves the structured observation out of the response
+	// (it is most of the cost of a step): for hosts that only send the
+	// text form on, such as model harnesses.
+	TextOnly bool `json:"text_only,omitempty"`
 }
 
-// StepResponse is step()'s response: sim.StepResult plus the text form.
+// StepResponse is step()'s response: sim.StepResult plus the text form,
+// and where the visit stands (day, step, over) for text-only callers.
 type StepResponse struct {
 	Observation *sim.Observation `json:"observation"`
 	Text        string           `json:"text"`
@@ -101,6 +106,9 @@ type StepResponse struct {
 	Terminated  bool             `json:"terminated"`
 	Truncated   bool             `json:"truncated"`
 	DayOver     bool             `json:"day_over"`
+	Day         int              `json:"day"`
+	Step        int              `json:"step"`
+	Over        bool             `json:"over"`
 }
 
 // ObserveResponse is observe()'s response.
