@@ -13,7 +13,7 @@ import (
 
 // Version is the simulation's version. It changes whenever a trajectory
 // for the same visit id and actions could change.
-const Version = "2"
+const Version = "3"
 
 // SanctionRadius is how far (in tiles, counting diagonals) members notice
 // what others do. It is a public rule of every world.
@@ -263,6 +263,14 @@ func (e *Env) advance(a Action) (StepResult, error) {
 		res.DayOver = true
 	}
 	if res.DayOver {
+		// An act still owed ("require A after E") when the day ends will
+		// never come: the omission is certain now. Nobody is left to
+		// sanction it, but it counts.
+		for i := range e.hist {
+			if e.hist[i].Owe {
+				e.viol = append(e.viol, violation{day: e.day, step: f.Step, agent: i})
+			}
+		}
 		if e.day == Days-1 {
 			e.over = true
 			res.Terminated = e.taskDone[e.day]

@@ -254,3 +254,13 @@ func TestPlayRejectsUnknownActionsAndStops(t *testing.T) {
 		t.Errorf("exit %d, out %q, stderr %q", code, out, stderr)
 	}
 }
+
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := Main(ctx, []string{"run", "--native", "--suite", "mini", "--agent", "greedy"}, strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "interrupted after") {
+		t.Errorf("exit %d, stderr %q; want 1 and the interruption explained", code, errb.String())
+	}
+}

@@ -62,6 +62,7 @@ func cmdRun(e *env) error {
 	}
 	defer eng.Close()
 	var sink io.Writer
+	var closeOut func() error
 	if *out != "" {
 		f, err := os.Create(*out)
 		if err != nil {
@@ -69,8 +70,16 @@ func cmdRun(e *env) error {
 		}
 		defer f.Close()
 		bw := bufio.NewWriter(f)
-		defer bw.Flush()
 		sink = bw
+		closeOut = func() error {
+			if err := bw.Flush(); err != nil {
+				return fmt.Errorf("writing %s: %w", *out, err)
+			}
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("writing %s: %w", *out, err)
+			}
+			return nil
+		}
 	}
 	type job struct {
 		i            int
@@ -136,11 +145,16 @@ feed:
 	close(ch)
 	wg.Wait()
 	prog.finish()
-	if firstErr != nil {
-		return firstErr
+	if closeOut != nil {
+		if err := closeOut(); err != nil && firstErr == nil {
+			firstErr = err
+		}
 	}
 	if err := e.ctx.Err(); err != nil {
-		return fmt.Errorf("interrupted after %d of %d visits (records written so far are complete): %w", next, len(jobs), err)
+		return fmt.Errorf("interrupted after %d of %d visits (the records written are complete; run again to redo the rest): %w", next, len(jobs), err)
+	}
+	if firstErr != nil {
+		return firstErr
 	}
 	if *submit != "" {
 		for _, a := range names {
