@@ -112,8 +112,8 @@ func (a *app) openSitePlay(r ui.Route) {
 	}
 	a.site.assigned = &as
 	a.site.submit, a.site.submitMsg = "", ""
-	js.Global().Set("normgymAssigned", as.Visit)
-	a.doc.Underlying().Get("body").Get("dataset").Set("assigned", as.Visit)
+	// The id names the norm: it stays out of the page (DOM, globals,
+	// address bar, storage, console) until the result screen shows it.
 	a.visit = ui.Resolved{ID: as.Visit, Suite: as.Suite, Assigned: true}
 	a.set("visit-label", escape(a.visit.Label()))
 	a.openPlay()

@@ -10,7 +10,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -90,10 +92,23 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 		t.Fatalf("the app served by normgym serve is not in site mode (%q)", got)
 	}
 	s.waitStage(20*time.Second, "consent")
-	id := s.eval(`globalThis.normgymAssigned || ""`)
-	if id == "" {
-		t.Fatal("no assigned visit exposed")
+	// The page keeps the assigned id to itself (it names the norm): ask
+	// the server, which hands the participant the same pending visit.
+	participant := s.eval(`localStorage.getItem("normgym.participant") || ""`)
+	if participant == "" {
+		t.Fatal("no participant pseudonym in localStorage")
 	}
+	q := "participant=" + url.QueryEscape(participant)
+	if room, ok := strings.CutPrefix(fragment, "#room="); ok {
+		q += "&room=" + url.QueryEscape(room)
+	}
+	var as api.Assignment
+	getJSON(t, s.srv.URL+"/api/assign?"+q, "", &as)
+	id := as.Visit
+	if id == "" {
+		t.Fatalf("no pending visit for the participant: %+v", as)
+	}
+	noLeak(t, s, id, "consent")
 	var consent api.Consent
 	getJSON(t, s.srv.URL+"/api/consent", "", &consent)
 	if got := s.eval(`document.querySelector(".consent").dataset.consentVersion`); got != consent.Version {
@@ -102,14 +117,15 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 	if !strings.Contains(s.eval(`document.body.innerText`), strings.TrimSpace(strings.Fields(consent.Text)[0])) {
 		t.Error("the consent screen does not show the server's text")
 	}
-	if strings.Contains(s.eval(`document.body.innerText`), id) {
-		t.Error("the consent screen shows the assigned visit's id (it names the norm)")
-	}
 	if shots != "" {
 		s.shot(shots + "-consent")
 	}
 	base := greedy(t, id)
-	playByKeys(t, s, id, base, nil)
+	playByKeys(t, s, id, base, func(stage string, n int) {
+		if n == 0 && (stage == "day" || stage == "play") || stage == "probe" {
+			noLeak(t, s, id, stage)
+		}
+	})
 	s.poll(60*time.Second, `["stored", "refused", "failed"].includes(document.body.dataset.submit)`)
 	if got := s.eval(`document.body.dataset.submit`); got != "stored" {
 		t.Fatalf("submission %s: %s", got, s.eval(`document.getElementById("submit-status").innerText`))
@@ -124,6 +140,36 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 		s.shot(shots + "-submitted")
 	}
 	return id
+}
+
+// noLeak fails the test if the page exposes the assigned visit id id
+// (it names the norm) before the visit is over: in its markup or text,
+// the title, the address, a global, or the browser's storage.
+func noLeak(t *testing.T, s *session, id, stage string) {
+	t.Helper()
+	where := s.eval(`(() => {
+		const id = ` + strconv.Quote(id) + `;
+		const found = [];
+		if (document.documentElement.outerHTML.includes(id)) found.push("markup");
+		if (document.body.innerText.includes(id)) found.push("text");
+		if (document.title.includes(id)) found.push("title");
+		if (location.href.includes(id) || decodeURIComponent(location.href).includes(id)) found.push("address");
+		for (const st of [localStorage, sessionStorage]) {
+			for (let i = 0; i < st.length; i++) {
+				const k = st.key(i);
+				if (k.includes(id) || (st.getItem(k) || "").includes(id)) found.push("storage " + k);
+			}
+		}
+		for (const k of Object.keys(globalThis)) {
+			let v;
+			try { v = globalThis[k]; } catch (e) { continue; }
+			if (typeof v === "string" && v.includes(id)) found.push("global " + k);
+		}
+		return found.join(", ");
+	})()`)
+	if where != "" {
+		t.Errorf("%s: the page exposes the assigned visit's id (it names the norm) in: %s", stage, where)
+	}
 }
 
 // TestSite plays through `normgym serve`: an assigned visit by keyboard,
