@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -572,7 +573,7 @@ func TestEvalResume(t *testing.T) {
 	f.record = false
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
-	args := evalArgs(f, dir, "--native", "--limit", "6", "--parallel", "2", "--out", out, "--cache", "off")
+	args := evalArgs(f, dir, "--native", "--limit", "6", "--parallel", strconv.Itoa(evalTestParallel), "--out", out, "--cache", "off")
 
 	// Run 1 is killed (its context cancelled) after 500 requests: two
 	// visits finished, two in flight.
@@ -631,8 +632,10 @@ func TestEvalResume(t *testing.T) {
 		x, _ := readExtra(r)
 		want += x.Usage.Requests
 	}
-	if got := int(f.calls.Load()); got != want {
-		t.Errorf("resumed run made %d requests, want %d (the unfinished visits', once each)", got, want)
+	// A request the killed run had in flight may reach the endpoint after
+	// the counter was reset: allow one per worker of the first run.
+	if got := int(f.calls.Load()); got < want || got > want+evalTestParallel {
+		t.Errorf("resumed run made %d requests, want %d (the unfinished visits', once each; up to %d more in flight from the killed run)", got, want, evalTestParallel)
 	}
 
 	// Run 3 has nothing left to do.
@@ -905,3 +908,6 @@ func benchThroughput(b *testing.B, native bool, parallel int, latency, window ti
 	b.ReportMetric(rate, "steps/s")
 	b.ReportMetric(100*rate/ideal, "%ideal")
 }
+
+// evalTestParallel is the resume test's --parallel.
+const evalTestParallel = 2

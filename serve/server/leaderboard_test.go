@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -62,7 +63,8 @@ func TestLeaderboardMatchesReport(t *testing.T) {
 			recs = append(recs, e.mustSubmit(submission(record(t, v, a, "baseline"), "")).Record)
 		}
 		if i < 3 {
-			recs = append(recs, e.mustSubmit(submission(record(t, v, "self", "human"), "human-participant-1")).Record)
+			// A person meets a norm once: one participant per visit.
+			recs = append(recs, e.mustSubmit(submission(record(t, v, "self", "human"), fmt.Sprintf("human-participant-%d", i))).Record)
 		}
 	}
 	var lb api.Leaderboard

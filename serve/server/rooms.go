@@ -75,7 +75,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return writeJSON(w, http.StatusCreated, api.RoomCreated{Code: room.Code, TeacherToken: token, Name: room.Name,
-		Suite: room.Suite, Visits: len(room.Visits), JoinURL: "/?room=" + room.Code})
+		Suite: room.Suite, Visits: len(room.Visits), JoinURL: "/#room=" + room.Code})
 }
 
 // randomCode returns a room code: 6 characters of api.RoomAlphabet

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -66,6 +67,16 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The participant's trajectory stored under another run id (say, a
+	// second `normgym run --submit` of the same records): nothing to store.
+	if prev, err := s.store.RunByTrajectory(ctx, sub.Participant, rec.Visit, rec.Hash); err == nil {
+		return s.answerSameTrajectory(w, prev)
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err := s.checkNorm(ctx, sub.Participant, rec); err != nil {
+		return err
+	}
 	verified, err := s.replay(ctx, rec)
 	if err != nil {
 		return err
@@ -77,9 +88,41 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !created {
+		if stored.RunID != run.RunID {
+			return s.answerSameTrajectory(w, stored)
+		}
 		return s.answerExisting(w, stored, content)
 	}
 	return writeJSON(w, http.StatusCreated, api.SubmitResponse{RunID: stored.RunID, Record: stored.Record})
+}
+
+// answerSameTrajectory answers a submission whose participant has stored
+// the same trajectory of the visit as run prev: a duplicate, so that a
+// client that submits a run again under a fresh id stores nothing twice.
+// The answer's run_id is the stored one.
+func (s *Server) answerSameTrajectory(w http.ResponseWriter, prev Run) error {
+	return writeJSON(w, http.StatusOK, api.SubmitResponse{RunID: prev.RunID, Duplicate: true, Record: prev.Record})
+}
+
+// checkNorm refuses a human run on a norm that its participant has a run
+// of in another visit: a person never meets the same norm twice (as
+// /api/assign hands out; control counts as the norm "none").
+func (s *Server) checkNorm(ctx context.Context, participant string, rec sim.Record) error {
+	if rec.Client != "human" || participant == "" {
+		return nil
+	}
+	id, err := sim.ParseVisitID(rec.Visit)
+	if err != nil {
+		return errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	prev, err := s.store.NormRun(ctx, participant, id.Norm, rec.Visit)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return errf("conflict", "participant %s already played norm %s (visit %s, run %s): a person meets each norm once, so this run of visit %s is not stored (GET /api/assign hands out a visit of a new norm)",
+		participant, id.Norm, prev.Record.Visit, prev.RunID, rec.Visit)
 }
 
 // answerExisting answers a submission whose run id is stored.
@@ -138,6 +181,9 @@ func (s *Server) check(ctx context.Context, sub *api.Submission) (sim.Record, er
 		return rec, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 	}
 	ref := s.suites[rec.Visit]
+	if ref.name == "" && !s.roomLists(ctx, sub.Room, rec.Visit) {
+		return rec, errf("invalid", "visit %s is in no suite (see GET /api/suites or normgym suites): play a visit of a suite, or one that your room lists", rec.Visit)
+	}
 	if rec.Suite != "" && rec.Suite != ref.name {
 		if ref.name == "" {
 			return rec, errf("invalid", "visit %s is in no suite, but the record says suite %q", rec.Visit, clip(rec.Suite))
@@ -175,18 +221,52 @@ func (s *Server) check(ctx context.Context, sub *api.Submission) (sim.Record, er
 	return rec, nil
 }
 
+// roomLists reports whether the room with the code (any case; "" for
+// none) lists visit. A missing room lists nothing (check says so later).
+func (s *Server) roomLists(ctx context.Context, code, visit string) bool {
+	code = strings.ToUpper(code)
+	if code == "" || !api.ValidRoomCode(code) {
+		return false
+	}
+	room, err := s.store.Room(ctx, code)
+	return err == nil && slices.Contains(room.Visits, visit)
+}
+
 // replay verifies rec within the replay bound and returns the record to
-// store.
+// store. The replay holds its slot of s.replays until the verifier has
+// returned, even after the timeout has answered the request, so that at
+// most MaxReplays replays ever run at once.
 func (s *Server) replay(ctx context.Context, rec sim.Record) (sim.Record, error) {
 	select {
 	case s.replays <- struct{}{}:
-		defer func() { <-s.replays }()
 	default:
 		return rec, errf("busy", "the server is verifying too many runs at once: try again in a few seconds")
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ReplayTimeout)
 	defer cancel()
-	res, err := s.verify.Replay(ctx, rec)
+	type result struct {
+		res Replayed
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() { <-s.replays }()
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- result{err: fmt.Errorf("server: replay panicked: %v", p)}
+			}
+		}()
+		res, err := s.verify.Replay(ctx, rec)
+		ch <- result{res, err}
+	}()
+	var res Replayed
+	var err error
+	select {
+	case r := <-ch:
+		res, err = r.res, r.err
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrUnreplayable):

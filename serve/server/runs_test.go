@@ -16,10 +16,13 @@ import (
 	"github.com/normgym/normgym/wasm/simwasm"
 )
 
-// visits used across the tests: a norm visit (with a probe) and control.
+// visits used across the tests, both in suite mini: a norm visit (with a
+// probe) and control.
 const (
-	normVisit    = "orchard/place.color=blue/observe/s17"
-	controlVisit = "harbor/none/control/s3"
+	normVisit    = "orchard/place.color=red/observe/s100"
+	controlVisit = "orchard/none/control/s156"
+	// noSuiteVisit is in no suite.
+	noSuiteVisit = "orchard/place.color=blue/observe/s17"
 )
 
 func TestSubmitValid(t *testing.T) {
@@ -39,9 +42,9 @@ func TestSubmitValid(t *testing.T) {
 	if got.Probe == nil || got.Probe.Confidence == nil || *got.Probe.Confidence != conf {
 		t.Errorf("probe confidence not carried over: %+v", got.Probe)
 	}
-	// The visit is not in a suite: the server says so itself.
-	if got.Suite != "" {
-		t.Errorf("suite %q for a visit in no suite", got.Suite)
+	// The record names no suite: the server says so itself.
+	if got.Suite != "mini" {
+		t.Errorf("suite %q, want mini", got.Suite)
 	}
 	if c := e.counts(); c != [3]int{1, 1, 0} {
 		t.Errorf("rows (runs, totals, plays) = %v, want [1 1 0]", c)

@@ -135,6 +135,7 @@ func (s *Server) routes() http.Handler {
 		return errf("not_found", "no such endpoint: %s (see GET / for the list)", r.URL.Path)
 	}}))
 	mux.Handle("/leaderboard", s.api(methods{"GET": s.leaderboardPage}))
+	mux.Handle("/teach", s.api(methods{"GET": s.teachPage}))
 	mux.Handle("/", s.static)
 	return s.logRequests(mux)
 }

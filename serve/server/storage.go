@@ -17,12 +17,20 @@ import (
 // Methods return ErrNotFound for a missing key and ErrExists for a taken
 // one; any other error is internal.
 type Storage interface {
-	// PutRun stores run unless a run with its RunID exists. It returns
-	// the run stored under that id (run itself, with Seq set, when
+	// PutRun stores run unless a run with its RunID exists or, for a
+	// run with a Participant, a run of that participant with the same
+	// Record.Visit and Record.Hash exists. It returns the run stored
+	// under that id or trajectory (run itself, with Seq set, when
 	// created) and whether it was created by this call.
 	PutRun(ctx context.Context, run Run) (stored Run, created bool, err error)
 	// Run returns the run with the id.
 	Run(ctx context.Context, runID string) (Run, error)
+	// RunByTrajectory returns the participant's run of the visit with the
+	// trajectory hash; ErrNotFound for participant "".
+	RunByTrajectory(ctx context.Context, participant, visit, hash string) (Run, error)
+	// NormRun returns a run of the participant on the norm in another
+	// visit than visit; ErrNotFound if there is none.
+	NormRun(ctx context.Context, participant, norm, visit string) (Run, error)
 	// Runs returns up to f.Limit runs matching f in Seq order.
 	Runs(ctx context.Context, f RunFilter) ([]Run, error)
 	// Board returns the leaderboard totals of a suite version.

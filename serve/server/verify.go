@@ -43,41 +43,35 @@ var ErrUnreplayable = errors.New("the record cannot be replayed")
 // compiled into this program, for records that carry sha (the sim.wasm
 // built from the same source). It is ~20× faster than sim.wasm under
 // wazero; CrossCheck should confirm that the two agree before it is
-// trusted. Replay bounds its wait by ctx; a replay itself is bounded by
-// sim.MaxActions.
-func Native(sha string) Verifier { return nativeVerifier{sha} }
+// trusted. Replay runs in the caller's goroutine and returns only when
+// the replay is over (bounded by sim.MaxActions): ctx is checked before
+// it starts, and the server bounds its own wait (Server.replay), keeping
+// the replay's slot until Replay returns.
+func Native(sha string) Verifier { return nativeVerifier{sha, sim.Verify} }
 
-type nativeVerifier struct{ sha string }
+type nativeVerifier struct {
+	sha    string
+	verify func(sim.Record) (sim.Record, []string, error) // sim.Verify
+}
 
 func (n nativeVerifier) Kind() string   { return "native" }
 func (n nativeVerifier) SHA256() string { return n.sha }
 
-func (n nativeVerifier) Replay(ctx context.Context, rec sim.Record) (Replayed, error) {
-	type result struct {
-		r   Replayed
-		err error
+func (n nativeVerifier) Replay(ctx context.Context, rec sim.Record) (r Replayed, err error) {
+	if err := ctx.Err(); err != nil {
+		return Replayed{}, fmt.Errorf("server: native replay: %w", err)
 	}
-	ch := make(chan result, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				ch <- result{err: fmt.Errorf("server: native replay panicked: %v", p)}
-			}
-		}()
-		out, diffs, err := sim.Verify(rec)
-		if err != nil {
-			ch <- result{err: fmt.Errorf("%w: %v", ErrUnreplayable, err)}
-			return
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = Replayed{}, fmt.Errorf("server: native replay panicked: %v", p)
 		}
-		out.SimSHA256 = n.sha
-		ch <- result{r: Replayed{Record: out, Diffs: diffs}}
 	}()
-	select {
-	case res := <-ch:
-		return res.r, res.err
-	case <-ctx.Done():
-		return Replayed{}, fmt.Errorf("server: native replay: %w", ctx.Err())
+	out, diffs, err := n.verify(rec)
+	if err != nil {
+		return Replayed{}, fmt.Errorf("%w: %v", ErrUnreplayable, err)
 	}
+	out.SimSHA256 = n.sha
+	return Replayed{Record: out, Diffs: diffs}, nil
 }
 
 // CrossCheck replays recs with both verifiers and fails unless they

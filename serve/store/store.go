@@ -188,7 +188,7 @@ const runColumns = `run_id, content_sha256, created_at, participant, room, conse
 
 var insertRun = `INSERT INTO runs (` + runColumns + `)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (run_id) DO NOTHING`
+ON CONFLICT DO NOTHING`
 
 // runArgs returns the insert arguments of a run: the summary columns are
 // all taken from its record.
@@ -237,7 +237,12 @@ func (s *Store) PutRun(ctx context.Context, run server.Run) (server.Run, bool, e
 		return server.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
 	}
 	if n == 0 {
+		// Either the run id is taken or (runs_trajectory) the participant
+		// has stored this trajectory of the visit under another id.
 		got, err := s.runByID(ctx, s.w, run.RunID)
+		if errors.Is(err, server.ErrNotFound) && run.Participant != "" {
+			got, err = s.trajectory(ctx, s.w, run.Participant, run.Record.Visit, run.Record.Hash)
+		}
 		return got, false, err
 	}
 	if run.Seq, err = res.LastInsertId(); err != nil {
@@ -271,6 +276,39 @@ func (s *Store) runByID(ctx context.Context, db *sql.DB, id string) (server.Run,
 	}
 	if err != nil {
 		return server.Run{}, fmt.Errorf("store: run %s: %w", id, err)
+	}
+	return run, nil
+}
+
+func (s *Store) trajectory(ctx context.Context, db *sql.DB, participant, visit, hash string) (server.Run, error) {
+	run, err := scanRun(db.QueryRowContext(ctx, selectRun+` WHERE participant = ? AND visit = ? AND hash = ? AND participant <> '' ORDER BY seq LIMIT 1`,
+		participant, visit, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return server.Run{}, server.ErrNotFound
+	}
+	if err != nil {
+		return server.Run{}, fmt.Errorf("store: run of %s on %s: %w", participant, visit, err)
+	}
+	return run, nil
+}
+
+// RunByTrajectory implements server.Storage.
+func (s *Store) RunByTrajectory(ctx context.Context, participant, visit, hash string) (server.Run, error) {
+	if participant == "" {
+		return server.Run{}, server.ErrNotFound
+	}
+	return s.trajectory(ctx, s.r, participant, visit, hash)
+}
+
+// NormRun implements server.Storage.
+func (s *Store) NormRun(ctx context.Context, participant, norm, visit string) (server.Run, error) {
+	run, err := scanRun(s.r.QueryRowContext(ctx, selectRun+` WHERE participant = ? AND norm = ? AND visit <> ? AND participant <> '' ORDER BY seq LIMIT 1`,
+		participant, norm, visit))
+	if errors.Is(err, sql.ErrNoRows) {
+		return server.Run{}, server.ErrNotFound
+	}
+	if err != nil {
+		return server.Run{}, fmt.Errorf("store: run of %s on norm %s: %w", participant, norm, err)
 	}
 	return run, nil
 }

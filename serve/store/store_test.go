@@ -52,7 +52,11 @@ func TestMigrationsIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatalf("open %d: %v", i, err)
 		}
-		if n := storetest.Count(t, s, "schema_migrations"); n != 1 {
+		ms, err := store.Migrations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := storetest.Count(t, s, "schema_migrations"); n != len(ms) {
 			t.Errorf("open %d: %d migrations recorded", i, n)
 		}
 		var mode string
@@ -75,7 +79,7 @@ func run(i int, client, participant, room string) server.Run {
 	visit := []string{"orchard/place.color=blue/observe/s1", "harbor/none/control/s2", "orchard/place.color=blue/solo/s3"}[i%3]
 	id, _ := sim.ParseVisitID(visit)
 	rec := sim.Record{Visit: visit, World: id.World, Norm: id.Norm, Condition: id.Condition, Agent: client, Client: client,
-		Hash: "h", SimVersion: "2", Catalog: "c", SimSHA256: "s", Suite: "x", SuiteVersion: "1"}
+		Hash: fmt.Sprintf("h%d", i), SimVersion: "2", Catalog: "c", SimSHA256: "s", Suite: "x", SuiteVersion: "1"}
 	if id.Norm != "none" {
 		rec.Family = "place"
 		rec.Probe = &sim.ProbeResult{Answer: i % 4, Correct: i%4 == 0}
@@ -164,6 +168,46 @@ func TestRunsAndTotals(t *testing.T) {
 	}
 	if _, err := s.Run(ctx, "nope-nope-nope-nope"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("missing run: %v", err)
+	}
+}
+
+func TestTrajectoryOnce(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.MustOpenDB(t)
+	for i := 0; i < 2; i++ {
+		p := []string{"p0", ""}[i]
+		if _, created, err := s.PutRun(ctx, run(i, "human", p, "")); err != nil || !created {
+			t.Fatalf("put %d: %v %v", i, created, err)
+		}
+	}
+	// The same trajectory of a participant under another id is not
+	// stored: PutRun returns the stored run; anonymous runs are not
+	// matched.
+	for _, tc := range []struct {
+		name        string
+		i           int
+		participant string
+		wantID      string // "" : created
+	}{
+		{"same participant, visit and hash", 0, "p0", "run-000000000000"},
+		{"another participant", 0, "p1", ""},
+		{"anonymous", 1, "", ""},
+	} {
+		r := run(tc.i, "human", tc.participant, "")
+		r.RunID = "again-" + tc.name
+		r.RunID = strings.ReplaceAll(r.RunID, " ", "-")
+		got, created, err := s.PutRun(ctx, r)
+		switch {
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantID == "" && !created:
+			t.Errorf("%s: not created (got %s)", tc.name, got.RunID)
+		case tc.wantID != "" && (created || got.RunID != tc.wantID):
+			t.Errorf("%s: created %v run %s, want the stored %s", tc.name, created, got.RunID, tc.wantID)
+		}
+	}
+	if n := storetest.Count(t, s, "runs"); n != 4 {
+		t.Errorf("%d runs stored, want 4", n)
 	}
 }
 
