@@ -41,13 +41,30 @@ type Names struct {
 	Litter string `json:"litter"`
 }
 
+// ObjectName returns the world's name for an object kind.
+func (n Names) ObjectName(kind string) string {
+	switch kind {
+	case "source":
+		return n.Source
+	case "basket":
+		return n.Basket
+	case "bell":
+		return n.Bell
+	case "well":
+		return n.Well
+	case "bin":
+		return n.Bin
+	}
+	return kind
+}
+
 // Observe returns the current observation.
 func (e *Env) Observe() *Observation {
 	w := e.world
 	o := &Observation{
 		World: w.Name, Condition: e.id.Condition, Day: e.day + 1, Days: Days,
 		Practice: e.day < Days-1, StepLimit: e.limit, Task: e.task,
-		Names:          Names{w.Source, w.Goods, w.Basket, w.Bell, w.Well, w.Bin, w.Litter},
+		Names:          w.names(),
 		SanctionRadius: SanctionRadius, Frame: *e.frame.Clone(),
 		Events: append([]Event{}, e.events...), Done: e.over,
 	}
@@ -249,7 +266,7 @@ func tileText(t Tile, n Names) string {
 		s += " in the " + t.Zone
 	}
 	if t.Object != "" {
-		name := map[string]string{"source": n.Source, "basket": n.Basket, "bell": n.Bell, "well": n.Well, "bin": n.Bin}[t.Object]
+		name := n.ObjectName(t.Object)
 		if t.ObjectColor != "" {
 			name = t.ObjectColor + " " + name
 		}

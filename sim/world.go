@@ -74,18 +74,9 @@ func LookupWorld(name string) (World, error) {
 }
 
 // ObjectName returns the world's name for an object kind.
-func (w World) ObjectName(kind string) string {
-	switch kind {
-	case "source":
-		return w.Source
-	case "basket":
-		return w.Basket
-	case "bell":
-		return w.Bell
-	case "well":
-		return w.Well
-	case "bin":
-		return w.Bin
-	}
-	return kind
+func (w World) ObjectName(kind string) string { return w.names().ObjectName(kind) }
+
+// names returns the world's names for its things.
+func (w World) names() Names {
+	return Names{w.Source, w.Goods, w.Basket, w.Bell, w.Well, w.Bin, w.Litter}
 }

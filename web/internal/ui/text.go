@@ -78,23 +78,6 @@ func Who(id string) string {
 	return Title(id)
 }
 
-// ObjectName is the world's name for an object kind.
-func (n Names) ObjectName(kind string) string {
-	switch kind {
-	case "source":
-		return n.Source
-	case "basket":
-		return n.Basket
-	case "bell":
-		return n.Bell
-	case "well":
-		return n.Well
-	case "bin":
-		return n.Bin
-	}
-	return kind
-}
-
 // Plural is the English plural of a thing's name, as the sim writes it.
 func Plural(s string, n int) string {
 	if n == 1 {

@@ -38,19 +38,6 @@ func TestMirrors(t *testing.T) {
 		mine, sim any
 		subset    bool
 	}{
-		{"Observation", ui.Observation{}, sim.Observation{}, false},
-		{"Task", ui.Task{}, sim.Task{}, false},
-		{"Names", ui.Names{}, sim.Names{}, false},
-		{"Frame", ui.Frame{}, sim.Frame{}, false},
-		{"Tile", ui.Tile{}, sim.Tile{}, false},
-		{"Zone", ui.Zone{}, sim.Zone{}, false},
-		{"Pos", ui.Pos{}, sim.Pos{}, false},
-		{"Agent", ui.Agent{}, sim.Agent{}, false},
-		{"Event", ui.Event{}, sim.Event{}, false},
-		{"Scores", ui.Scores{}, sim.Scores{}, false},
-		{"ProbeResult", ui.ProbeResult{}, sim.ProbeResult{}, false},
-		{"Record", ui.Record{}, sim.Record{}, false},
-		{"Suite", ui.Suite{}, sim.Suite{}, false},
 		{"World", ui.World{}, sim.World{}, true},
 		{"SiteConsent", ui.SiteConsent{}, api.Consent{}, false},
 		{"Assignment", ui.Assignment{}, api.Assignment{}, false},
