@@ -93,61 +93,35 @@ func cmdDemos(e *env) error {
 // writeDemos plays visits on parallel workers and writes their demos in
 // the order of visits.
 func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string, v prompt.Variant, parallel int) (int, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	lines := make([][]byte, len(visits))
 	ready := make([]bool, len(visits))
 	var (
-		mu       sync.Mutex
-		next     int
-		firstErr error
-		wg       sync.WaitGroup
+		mu   sync.Mutex
+		next int
 	)
-	ch := make(chan int)
-	for k := 0; k < min(parallel, len(visits)); k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range ch {
-				msgs, err := demoConversation(visits[i], agent, v)
-				var b []byte
-				if err == nil {
-					b, err = json.Marshal(demo{msgs})
-				}
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s: %w", visits[i], err)
-						cancel()
-					}
-					mu.Unlock()
-					continue
-				}
-				lines[i], ready[i] = append(b, '\n'), true
-				for next < len(visits) && ready[next] && firstErr == nil {
-					if _, err := w.Write(lines[next]); err != nil {
-						firstErr = err
-						cancel()
-					}
-					lines[next] = nil
-					next++
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range visits {
-		select {
-		case ch <- i:
-		case <-ctx.Done():
-			break feed
+	err := forEach(ctx, len(visits), parallel, func(ctx context.Context, i int) error {
+		msgs, err := demoConversation(visits[i], agent, v)
+		var b []byte
+		if err == nil {
+			b, err = json.Marshal(demo{msgs})
 		}
-	}
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		return next, firstErr
+		if err != nil {
+			return fmt.Errorf("%s: %w", visits[i], err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		lines[i], ready[i] = append(b, '\n'), true
+		for next < len(visits) && ready[next] && ctx.Err() == nil {
+			if _, err := w.Write(lines[next]); err != nil {
+				return err
+			}
+			lines[next] = nil
+			next++
+		}
+		return nil
+	})
+	if err != nil {
+		return next, err
 	}
 	return next, ctx.Err()
 }

@@ -237,57 +237,28 @@ type evaluator struct {
 // first error stops the others; visits in flight are then lost, not
 // emitted. It returns how many records were emitted.
 func (ev *evaluator) runVisits(ctx context.Context, visits []string, parallel int, emit func(sim.Record) error) (int, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var (
-		mu       sync.Mutex
-		firstErr error
-		n        int
-		wg       sync.WaitGroup
+		mu sync.Mutex
+		n  int
 	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	ch := make(chan string)
-	for w := 0; w < min(parallel, len(visits)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for id := range ch {
-				r, err := ev.runVisit(ctx, id)
-				if err != nil {
-					if ctx.Err() == nil {
-						fail(fmt.Errorf("%s: %w", id, err))
-					}
-					continue
-				}
-				if err := emit(r); err != nil {
-					fail(err)
-					continue
-				}
-				mu.Lock()
-				n++
-				mu.Unlock()
+	err := forEach(ctx, len(visits), parallel, func(ctx context.Context, i int) error {
+		r, err := ev.runVisit(ctx, visits[i])
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped: another visit failed, or the run was interrupted
 			}
-		}()
-	}
-feed:
-	for _, v := range visits {
-		select {
-		case ch <- v:
-		case <-ctx.Done():
-			break feed
+			return fmt.Errorf("%s: %w", visits[i], err)
 		}
-	}
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		return n, firstErr
+		if err := emit(r); err != nil {
+			return err
+		}
+		mu.Lock()
+		n++
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return n, err
 	}
 	return n, ctx.Err()
 }

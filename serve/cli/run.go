@@ -81,69 +81,44 @@ func cmdRun(e *env) error {
 			return nil
 		}
 	}
-	type job struct {
-		i            int
-		visit, agent string
-	}
+	type job struct{ visit, agent string }
 	var jobs []job
 	for _, a := range names {
 		for _, v := range visits {
-			jobs = append(jobs, job{len(jobs), v, a})
+			jobs = append(jobs, job{v, a})
 		}
 	}
 	recs := make([]sim.Record, len(jobs))
 	done := make([]bool, len(jobs))
 	prog := newProgress(e.stderr, len(jobs))
 	var (
-		mu       sync.Mutex
-		next     int // next record to write, in order
-		firstErr error
-		wg       sync.WaitGroup
+		mu   sync.Mutex
+		next int // next record to write, in order
 	)
-	ch := make(chan job)
-	ctx, cancel := context.WithCancel(e.ctx)
-	defer cancel()
-	for w := 0; w < *parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				r, err := eng.RunBaseline(ctx, j.visit, j.agent)
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s with %s: %w", j.visit, j.agent, err)
-						cancel()
-					}
-					mu.Unlock()
-					continue
-				}
-				r.Suite, r.SuiteVersion = suite.Name, suite.Version
-				recs[j.i], done[j.i] = r, true
-				for next < len(jobs) && done[next] {
-					if sink != nil {
-						if err := writeRecord(sink, recs[next]); err != nil && firstErr == nil {
-							firstErr = err
-							cancel()
-						}
-					}
-					next++
-				}
-				prog.add(r.Scores.Joint)
-				mu.Unlock()
+	firstErr := forEach(e.ctx, len(jobs), *parallel, func(ctx context.Context, i int) error {
+		j := jobs[i]
+		r, err := eng.RunBaseline(ctx, j.visit, j.agent)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-		}()
-	}
-feed:
-	for _, j := range jobs {
-		select {
-		case ch <- j:
-		case <-ctx.Done():
-			break feed
+			return fmt.Errorf("%s with %s: %w", j.visit, j.agent, err)
 		}
-	}
-	close(ch)
-	wg.Wait()
+		r.Suite, r.SuiteVersion = suite.Name, suite.Version
+		mu.Lock()
+		defer mu.Unlock()
+		recs[i], done[i] = r, true
+		for next < len(jobs) && done[next] {
+			if sink != nil {
+				if err := writeRecord(sink, recs[next]); err != nil {
+					return err
+				}
+			}
+			next++
+		}
+		prog.add(r.Scores.Joint)
+		return nil
+	})
 	prog.finish()
 	if closeOut != nil {
 		if err := closeOut(); err != nil && firstErr == nil {
