@@ -116,8 +116,7 @@ func NewEnv(id string) (*Env, *Observation, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w, _ := LookupWorld(v.World)
-	e := &Env{id: v, world: w, trace: sha256.New(), answer: -1}
+	e := &Env{id: v, trace: sha256.New(), answer: -1}
 	if v.Norm != norms.NoNorm {
 		n, err := norms.Default().Lookup(v.Norm)
 		if err != nil {
@@ -134,7 +133,7 @@ func NewEnv(id string) (*Env, *Observation, error) {
 // ID returns the visit id.
 func (e *Env) ID() VisitID { return e.id }
 
-// World returns the visit's world.
+// World returns the current day's world.
 func (e *Env) World() World { return e.world }
 
 // Norm returns the active norm, or nil under control. Policies other than
@@ -144,6 +143,7 @@ func (e *Env) Norm() *norms.Norm { return e.norm }
 func (e *Env) startDay(day int) {
 	e.events = e.events[:0] // Step puts back the events of the step that ended the day
 	e.day = day
+	e.world, _ = LookupWorld(e.id.DayWorld(day))
 	e.lay = newLayout(e.world, e.id.Seed, day)
 	e.frame = e.lay.frame.Clone()
 	e.frame.Step = 0
@@ -166,6 +166,9 @@ func (e *Env) startDay(day int) {
 	text := fmt.Sprintf("Day %d of %d begins (practice day): a new layout of %s.", day+1, Days, e.world.Title)
 	if day == Days-1 {
 		text = fmt.Sprintf("Day %d of %d begins (test day): a new layout of %s.", day+1, Days, e.world.Title)
+		if e.id.TestWorld != "" {
+			text = fmt.Sprintf("Day %d of %d begins (test day): a new place, %s, where the same community rule holds.", day+1, Days, e.world.Title)
+		}
 	}
 	e.emit(Event{Kind: "day", Text: text})
 	fmt.Fprintf(e.trace, "day %d\n", day)

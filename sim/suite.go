@@ -16,11 +16,11 @@ type Suite struct {
 }
 
 // SuiteNames lists the suites in canonical order.
-func SuiteNames() []string { return []string{"mini", "standard", "train", "heldout"} }
+func SuiteNames() []string { return []string{"mini", "standard", "train", "heldout", "transfer"} }
 
 // Suites returns every suite.
 func Suites() []Suite {
-	out := make([]Suite, 0, 4)
+	out := make([]Suite, 0, len(SuiteNames()))
 	for _, n := range SuiteNames() {
 		s, _ := LookupSuite(n)
 		out = append(out, s)
@@ -84,6 +84,20 @@ func LookupSuite(name string) (Suite, error) {
 		}
 		return Suite{Name: name, Version: "1", Visits: visits,
 			Description: "the benchmark: every norm under observe, peers, solo and told four times, worlds balanced, and 80 control visits"}, nil
+	case "transfer":
+		// Every norm under observe and solo, the test day in another world:
+		// does what was learnt carry over to a new place? 84 visits.
+		k := 0
+		for ni, n := range all {
+			for ci, c := range []string{Observe, Solo} {
+				w := (ni + ci) % worldsN
+				visits = append(visits, VisitID{World: worlds[w].Name, TestWorld: worlds[(w+1+ni%(worldsN-1))%worldsN].Name,
+					Norm: n.ID, Condition: c, Seed: 9000 + k}.String())
+				k++
+			}
+		}
+		return Suite{Name: name, Version: "1", Visits: visits,
+			Description: "every norm under observe and solo with the test day in another world (transfer)"}, nil
 	case "train", "heldout":
 		k := 0
 		for ni, n := range all {

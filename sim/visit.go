@@ -23,9 +23,12 @@ func Conditions() []string { return []string{Observe, Peers, Solo, Told, Control
 
 // VisitID names one visit: world, norm, condition and seed. Its text form
 // is "world/norm/condition/sN", e.g. "orchard/place.color=blue/observe/s17";
-// control visits use the norm "none".
+// control visits use the norm "none". A transfer visit holds its test day
+// in another world: "orchard>harbor/place.color=blue/observe/s17".
 type VisitID struct {
-	World     string
+	World string
+	// TestWorld is the test day's world when it differs from World.
+	TestWorld string
 	Norm      string
 	Condition string
 	Seed      int
@@ -33,7 +36,19 @@ type VisitID struct {
 
 // String returns the canonical text form; ParseVisitID reads it back exactly.
 func (v VisitID) String() string {
-	return v.World + "/" + v.Norm + "/" + v.Condition + "/s" + strconv.Itoa(v.Seed)
+	w := v.World
+	if v.TestWorld != "" {
+		w += ">" + v.TestWorld
+	}
+	return w + "/" + v.Norm + "/" + v.Condition + "/s" + strconv.Itoa(v.Seed)
+}
+
+// DayWorld returns the world of day d (0 practice, 1 test).
+func (v VisitID) DayWorld(d int) string {
+	if d == Days-1 && v.TestWorld != "" {
+		return v.TestWorld
+	}
+	return v.World
 }
 
 // errVisit is wrapped by every visit id error.
@@ -50,6 +65,15 @@ func ParseVisitID(s string) (VisitID, error) {
 		return VisitID{}, fmt.Errorf("%w %q: want world/norm/condition/sN, as in orchard/place.color=blue/observe/s17", errVisit, clip(s))
 	}
 	v := VisitID{World: parts[0], Norm: parts[1], Condition: parts[2]}
+	if first, test, ok := strings.Cut(v.World, ">"); ok {
+		if first == test {
+			return VisitID{}, fmt.Errorf("%w %q: a transfer visit needs two different worlds, as in orchard>harbor", errVisit, clip(s))
+		}
+		v.World, v.TestWorld = first, test
+		if _, err := LookupWorld(test); err != nil {
+			return VisitID{}, fmt.Errorf("%w %q: %v", errVisit, clip(s), err)
+		}
+	}
 	if _, err := LookupWorld(v.World); err != nil {
 		return VisitID{}, fmt.Errorf("%w %q: %v", errVisit, clip(s), err)
 	}

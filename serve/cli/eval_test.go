@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -114,6 +115,9 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
+		if r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) {
+			return // the client hung up mid-request (a killed run)
+		}
 		bad("body: %v", err)
 		return
 	}
