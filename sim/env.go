@@ -84,7 +84,9 @@ type Env struct {
 	truncated bool
 	sanctions [Days]int
 	trace     hash.Hash
-	traceLine []byte // the current tick's line of the trace
+	srng      *rng              // sanction noise (Noisy); its own stream
+	pending   []pendingSanction // Delayed sanctions not yet given
+	traceLine []byte            // the current tick's line of the trace
 	probe     *Probe
 	answer    int
 }
@@ -116,7 +118,7 @@ func NewEnv(id string) (*Env, *Observation, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &Env{id: v, trace: sha256.New(), answer: -1}
+	e := &Env{id: v, trace: sha256.New(), answer: -1, srng: newRNG("sanctions", v.String())}
 	if v.Norm != norms.NoNorm {
 		n, err := norms.Default().Lookup(v.Norm)
 		if err != nil {
@@ -143,6 +145,7 @@ func (e *Env) Norm() *norms.Norm { return e.norm }
 func (e *Env) startDay(day int) {
 	e.events = e.events[:0] // Step puts back the events of the step that ended the day
 	e.day = day
+	e.pending = e.pending[:0] // sanctions still due when a day ends are never given
 	e.world, _ = LookupWorld(e.id.DayWorld(day))
 	e.lay = newLayout(e.world, e.id.Seed, day)
 	e.frame = e.lay.frame.Clone()
@@ -245,6 +248,7 @@ func (e *Env) advance(a Action) (StepResult, error) {
 		e.traceLine = append(append(e.traceLine, ' '), ma.String()...)
 		e.act(m.agent, ma)
 	}
+	e.giveDue()
 	for i, t := range f.Tiles {
 		if t.Object == "source" && t.Stock == 0 {
 			e.regrow[i]++
@@ -300,19 +304,65 @@ func (e *Env) act(i int, a Action) {
 		e.emit(Event{Kind: "blocked", To: NewcomerID, Text: "Your action \"" + a.String() + "\" did nothing: " + tr.Reason + "."})
 	}
 	if !violated {
+		if e.id.Variant == Noisy && tr.OK && e.norm != nil {
+			if by := e.witness(i); by != "" && e.srng.float() < falseSanctionRate {
+				e.sanction(i, by)
+			}
+		}
 		return
 	}
 	e.viol = append(e.viol, violation{day: e.day, step: f.Step, agent: i})
 	by := e.witness(i)
-	if by == "" {
+	if by == "" || (e.id.Variant == Noisy && e.srng.float() >= noticeRate) {
 		return
 	}
+	e.sanction(i, by)
+}
+
+// Sanction variant rates and delay.
+const (
+	noticeRate        = 0.6
+	falseSanctionRate = 0.02
+	sanctionDelay     = 2
+)
+
+// pendingSanction is a Delayed sanction waiting for its step.
+type pendingSanction struct {
+	due, agent int
+	by         string
+}
+
+// sanction has by sanction agent i now, or later under Delayed.
+func (e *Env) sanction(i int, by string) {
+	if e.id.Variant == Delayed {
+		e.pending = append(e.pending, pendingSanction{due: e.frame.Step + sanctionDelay, agent: i, by: by})
+		return
+	}
+	e.give(i, by)
+}
+
+// give emits a sanction event (counted, traced).
+func (e *Env) give(i int, by string) {
+	f := e.frame
 	if i == 0 {
 		e.sanctions[e.day]++
 	}
 	u := e.world.Utterances[(f.Step+i)%len(e.world.Utterances)]
 	e.emit(Event{Kind: "sanction", By: by, To: f.Agents[i].ID, Text: u})
 	e.traceLine = append(append(append(append(e.traceLine, " !"...), by...), '>'), f.Agents[i].ID...)
+}
+
+// giveDue gives the Delayed sanctions due at the current step.
+func (e *Env) giveDue() {
+	kept := e.pending[:0]
+	for _, p := range e.pending {
+		if p.due == e.frame.Step {
+			e.give(p.agent, p.by)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	e.pending = kept
 }
 
 // witness returns who sanctions agent i's violation, or "" if nobody saw it.

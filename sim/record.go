@@ -18,6 +18,8 @@ type Record struct {
 	Norm      string `json:"norm"`
 	Family    string `json:"family"`
 	Condition string `json:"condition"`
+	// Variant is the sanction variant, if any (see VisitID).
+	Variant string `json:"variant,omitempty"`
 	// Agent names the newcomer: a baseline name, a model name or "human".
 	Agent string `json:"agent"`
 	// Client is "baseline", "model" or "human".
@@ -51,7 +53,7 @@ type ProbeResult struct {
 // kind client.
 func (e *Env) Record(agent, client string) Record {
 	r := Record{
-		Visit: e.id.String(), World: e.id.World, Norm: e.id.Norm, Condition: e.id.Condition,
+		Visit: e.id.String(), World: e.id.World, Norm: e.id.Norm, Condition: e.id.Condition, Variant: e.id.Variant,
 		Agent: agent, Client: client, Actions: e.Actions(), Events: e.Events(), Scores: e.Scores(),
 		Hash: e.Hash(), SimVersion: Version, Catalog: norms.Default().Version(),
 	}

@@ -16,7 +16,9 @@ type Suite struct {
 }
 
 // SuiteNames lists the suites in canonical order.
-func SuiteNames() []string { return []string{"mini", "standard", "train", "heldout", "transfer"} }
+func SuiteNames() []string {
+	return []string{"mini", "standard", "train", "heldout", "transfer", "hard"}
+}
 
 // Suites returns every suite.
 func Suites() []Suite {
@@ -98,6 +100,19 @@ func LookupSuite(name string) (Suite, error) {
 		}
 		return Suite{Name: name, Version: "1", Visits: visits,
 			Description: "every norm under observe and solo with the test day in another world (transfer)"}, nil
+	case "hard":
+		// Every norm under observe with noisy and with delayed sanctions:
+		// 84 visits.
+		k := 0
+		for ni, n := range all {
+			for vi, variant := range Variants() {
+				visits = append(visits, VisitID{World: worlds[(ni+vi)%worldsN].Name, Norm: n.ID, Condition: Observe,
+					Variant: variant, Seed: 9500 + k}.String())
+				k++
+			}
+		}
+		return Suite{Name: name, Version: "1", Visits: visits,
+			Description: "every norm under observe with noisy (missed and false) and with delayed sanctions"}, nil
 	case "train", "heldout":
 		k := 0
 		for ni, n := range all {

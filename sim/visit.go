@@ -18,6 +18,19 @@ const (
 	Control = "control" // no norm
 )
 
+// Sanction variants make visits harder (DESIGN.md, Members and sanctions).
+const (
+	// Noisy: a member notices a violation only 60% of the time, and 2% of
+	// the compliant actions within its view draw a sanction all the same.
+	Noisy = "noisy"
+	// Delayed: sanctions come two steps after the violation (those still
+	// due when a day ends are never given).
+	Delayed = "delayed"
+)
+
+// Variants lists the sanction variants.
+func Variants() []string { return []string{Noisy, Delayed} }
+
 // Conditions lists the conditions in canonical order.
 func Conditions() []string { return []string{Observe, Peers, Solo, Told, Control} }
 
@@ -31,7 +44,10 @@ type VisitID struct {
 	TestWorld string
 	Norm      string
 	Condition string
-	Seed      int
+	// Variant is a sanction variant (Noisy, Delayed) or "". Its text form
+	// follows the condition: "observe+noisy".
+	Variant string
+	Seed    int
 }
 
 // String returns the canonical text form; ParseVisitID reads it back exactly.
@@ -40,7 +56,11 @@ func (v VisitID) String() string {
 	if v.TestWorld != "" {
 		w += ">" + v.TestWorld
 	}
-	return w + "/" + v.Norm + "/" + v.Condition + "/s" + strconv.Itoa(v.Seed)
+	c := v.Condition
+	if v.Variant != "" {
+		c += "+" + v.Variant
+	}
+	return w + "/" + v.Norm + "/" + c + "/s" + strconv.Itoa(v.Seed)
 }
 
 // DayWorld returns the world of day d (0 practice, 1 test).
@@ -65,6 +85,15 @@ func ParseVisitID(s string) (VisitID, error) {
 		return VisitID{}, fmt.Errorf("%w %q: want world/norm/condition/sN, as in orchard/place.color=blue/observe/s17", errVisit, clip(s))
 	}
 	v := VisitID{World: parts[0], Norm: parts[1], Condition: parts[2]}
+	if c, variant, ok := strings.Cut(v.Condition, "+"); ok {
+		if !contains(Variants(), variant) {
+			return VisitID{}, fmt.Errorf("%w %q: unknown sanction variant %q (want one of %s)", errVisit, clip(s), clip(variant), strings.Join(Variants(), ", "))
+		}
+		if c == Control {
+			return VisitID{}, fmt.Errorf("%w %q: control visits have no sanctions to vary", errVisit, clip(s))
+		}
+		v.Condition, v.Variant = c, variant
+	}
 	if first, test, ok := strings.Cut(v.World, ">"); ok {
 		if first == test {
 			return VisitID{}, fmt.Errorf("%w %q: a transfer visit needs two different worlds, as in orchard>harbor", errVisit, clip(s))
