@@ -84,6 +84,13 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	run := Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
 		Room: sub.Room, ConsentVersion: ConsentVersion, Record: verified}
 	stored, created, err := s.store.PutRun(ctx, run)
+	if errors.Is(err, ErrNormPlayed) {
+		// Another run of this norm by the participant got in first.
+		if err := s.checkNorm(ctx, sub.Participant, verified); err != nil {
+			return err
+		}
+		return errf("conflict", "participant %s already played norm %s in another visit", sub.Participant, verified.Norm)
+	}
 	if err != nil {
 		return err
 	}

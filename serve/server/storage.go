@@ -69,6 +69,9 @@ type Storage interface {
 var (
 	ErrNotFound = errors.New("server: not found")
 	ErrExists   = errors.New("server: already exists")
+	// ErrNormPlayed is PutRun's error for a human run on a norm its
+	// participant already played in another visit.
+	ErrNormPlayed = errors.New("server: the participant already played this norm")
 )
 
 // Run is one verified run as stored.

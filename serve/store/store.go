@@ -230,6 +230,9 @@ func (s *Store) PutRun(ctx context.Context, run server.Run) (server.Run, bool, e
 	}
 	res, err := s.w.ExecContext(ctx, insertRun, args...)
 	if err != nil {
+		if strings.Contains(err.Error(), "normgym: norm already played") {
+			return server.Run{}, false, server.ErrNormPlayed
+		}
 		return server.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
 	}
 	n, err := res.RowsAffected()

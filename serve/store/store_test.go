@@ -228,8 +228,9 @@ func TestRooms(t *testing.T) {
 	if _, err := s.Room(ctx, "ZZZZZZ"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("missing room: %v", err)
 	}
+	// Model runs: a person never meets one norm in two visits.
 	for i := 0; i < 9; i++ {
-		if _, _, err := s.PutRun(ctx, run(i, "human", fmt.Sprintf("kid-%d", i%2), "ABCDEF")); err != nil {
+		if _, _, err := s.PutRun(ctx, run(i, "model", fmt.Sprintf("kid-%d", i%2), "ABCDEF")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -244,5 +245,43 @@ func TestRooms(t *testing.T) {
 	}
 	if err != nil || n != 6 {
 		t.Errorf("probes %+v (%d answers) %v", probes, n, err)
+	}
+}
+
+// The database itself refuses a human run on a norm its participant
+// already played in another visit (the server checks first; this closes
+// the race between two submissions).
+func TestNormOnceInTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.MustOpenDB(t)
+	if _, created, err := s.PutRun(ctx, run(0, "human", "p7", "")); err != nil || !created {
+		t.Fatalf("first run: %v %v", created, err)
+	}
+	tests := []struct {
+		name    string
+		r       server.Run
+		wantErr error
+	}{
+		{"same norm, another visit", run(2, "human", "p7", ""), server.ErrNormPlayed},
+		{"another participant", run(2, "human", "p8", ""), nil},
+		{"a model may", run(2, "model", "p7", ""), nil},
+		{"same visit again", func() server.Run {
+			r := run(3, "human", "p7", "")
+			r.Record.Visit = run(0, "", "", "").Record.Visit
+			return r
+		}(), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := storetest.Count(t, s, "runs")
+			tt.r.RunID = "norm-once-" + strings.ReplaceAll(tt.name, " ", "-")
+			_, _, err := s.PutRun(ctx, tt.r)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("PutRun = %v, want %v", err, tt.wantErr)
+			}
+			if got, want := storetest.Count(t, s, "runs"), before+map[bool]int{true: 1, false: 0}[tt.wantErr == nil]; got != want {
+				t.Errorf("%d runs stored, want %d", got, want)
+			}
+		})
 	}
 }
