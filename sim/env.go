@@ -179,14 +179,15 @@ func (e *Env) startDay(day int) {
 
 func (e *Env) taskText() string {
 	w := e.world
-	s := fmt.Sprintf("Bring %d %s to the %s", e.task.Goods, plural(w.Goods, e.task.Goods), w.Basket)
+	s := fmt.Sprintf("Bring %d %s to the %s", e.task.Goods, Plural(w.Goods, e.task.Goods), w.Basket)
 	if e.task.Litter {
 		s += fmt.Sprintf(", and get rid of the %s you carry", w.Litter)
 	}
 	return s + "."
 }
 
-func plural(s string, n int) string {
+// Plural is the English plural of a thing's name when there are n of it.
+func Plural(s string, n int) string {
 	if n == 1 {
 		return s
 	}

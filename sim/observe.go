@@ -93,7 +93,7 @@ func (o *Observation) Text() string {
 	}
 	me := f.Agents[0]
 	fmt.Fprintf(&b, "You (@) are at x=%d y=%d on %s, carrying %s. Delivered today: %d of %d.\n",
-		me.Pos.X, me.Pos.Y, tileText(*f.At(me.Pos), n), carryText(me, n), me.Delivered, o.Task.Goods)
+		me.Pos.X, me.Pos.Y, tileText(*f.At(me.Pos), n), n.Carrying(me), me.Delivered, o.Task.Goods)
 	b.WriteString("\nMap (x grows east, y grows south):\n   ")
 	for x := 0; x < f.Width; x++ {
 		b.WriteByte(' ')
@@ -143,7 +143,7 @@ func (o *Observation) Text() string {
 			last = "-"
 		}
 		fmt.Fprintf(&b, "  %d %s (%s, %s hat) at x=%d y=%d, carrying %s, last action: %s\n",
-			k+1, a.Name, a.Role, a.Hat, a.Pos.X, a.Pos.Y, carryText(a, n), last)
+			k+1, a.Name, a.Role, a.Hat, a.Pos.X, a.Pos.Y, n.Carrying(a), last)
 	}
 	b.WriteString("Since your last step:")
 	if len(o.Events) == 0 {
@@ -186,13 +186,15 @@ func (ev Event) Line(f *Frame) string {
 	return ev.Text
 }
 
-func carryText(a Agent, n Names) string {
+// Carrying says in words what agent a carries, with these names:
+// "1 apple and 1 core", "nothing".
+func (n Names) Carrying(a Agent) string {
 	var parts []string
 	if a.Goods > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", a.Goods, plural(n.Goods, a.Goods)))
+		parts = append(parts, fmt.Sprintf("%d %s", a.Goods, Plural(n.Goods, a.Goods)))
 	}
 	if a.Litter > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", a.Litter, plural(n.Litter, a.Litter)))
+		parts = append(parts, fmt.Sprintf("%d %s", a.Litter, Plural(n.Litter, a.Litter)))
 	}
 	if len(parts) == 0 {
 		return "nothing"

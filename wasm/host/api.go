@@ -12,23 +12,12 @@ import (
 	"github.com/normgym/normgym/wasm/internal/wire"
 )
 
-// Info describes a module: its ABI, versions, suites, worlds and baselines.
-type Info struct {
-	ABI            int         `json:"abi"`
-	SimVersion     string      `json:"sim_version"`
-	CatalogVersion string      `json:"catalog_version"`
-	Suites         []SuiteInfo `json:"suites"`
-	Worlds         []sim.World `json:"worlds"`
-	// Agents names the built-in baselines RunBaseline accepts.
-	Agents []string `json:"agents"`
-}
+// Info describes a module: its ABI, versions, suites, worlds and the
+// built-in baselines RunBaseline accepts (the info export's answer).
+type Info = wire.Info
 
 // SuiteInfo summarises one suite in Info.
-type SuiteInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Visits  int    `json:"visits"`
-}
+type SuiteInfo = wire.SuiteInfo
 
 // Info asks the module to describe itself.
 func (r *Runtime) Info(ctx context.Context) (Info, error) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/normgym/normgym/sim"
 	"strings"
 )
 
@@ -161,7 +162,7 @@ func CellText(o *Observation, x, y int) string {
 		case t.Object == "source" && t.Stock == 0:
 			b.WriteString(" with nothing ready")
 		case t.Object == "source":
-			b.WriteString(" with " + itoa(t.Stock) + " " + Plural(o.Names.Goods, t.Stock) + " ready")
+			b.WriteString(" with " + itoa(t.Stock) + " " + sim.Plural(o.Names.Goods, t.Stock) + " ready")
 		case t.Stock > 0:
 			b.WriteString(" holding " + itoa(t.Stock))
 		}

@@ -35,7 +35,7 @@ func HUDHTML(o *Observation) string {
 	if o.Told != "" {
 		b.WriteString(`<p class="told"><strong>Community rule:</strong> ` + esc(o.Told) + `</p>`)
 	}
-	b.WriteString(`<p class="inv"><strong>You carry:</strong> ` + esc(Carrying(me, o.Names)) + `<span class="sr">. You are at x ` + itoa(me.Pos.X) + `, y ` + itoa(me.Pos.Y) + `.</span></p></div>`)
+	b.WriteString(`<p class="inv"><strong>You carry:</strong> ` + esc(o.Names.Carrying(me)) + `<span class="sr">. You are at x ` + itoa(me.Pos.X) + `, y ` + itoa(me.Pos.Y) + `.</span></p></div>`)
 	return b.String()
 }
 

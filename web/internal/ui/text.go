@@ -78,35 +78,6 @@ func Who(id string) string {
 	return Title(id)
 }
 
-// Plural is the English plural of a thing's name, as the sim writes it.
-func Plural(s string, n int) string {
-	if n == 1 {
-		return s
-	}
-	switch s {
-	case "fish":
-		return s
-	case "loaf":
-		return "loaves"
-	}
-	return s + "s"
-}
-
-// Carrying says what an agent carries: "1 apple and 1 core", "nothing".
-func Carrying(a Agent, n Names) string {
-	var parts []string
-	if a.Goods > 0 {
-		parts = append(parts, itoa(a.Goods)+" "+Plural(n.Goods, a.Goods))
-	}
-	if a.Litter > 0 {
-		parts = append(parts, itoa(a.Litter)+" "+Plural(n.Litter, a.Litter))
-	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, " and ")
-}
-
 // EventLine renders an event as a sentence for people.
 func EventLine(ev Event) string {
 	switch ev.Kind {
