@@ -19,7 +19,17 @@ import (
 
 // CatalogVersion is the version of the catalog's format and semantics.
 // Catalog.Version appends a hash of the catalog files to it.
-const CatalogVersion = "1"
+//
+// Version 2: no fixed distractors (the sim draws a visit's probe options
+// from the whole catalog); families of at least three norms; the social
+// family's greeting is "meet" (whoever moved) and its avoidance "pass";
+// time is about resting; statements name things as every world's legend
+// does.
+const CatalogVersion = "2"
+
+// minFamily is the fewest norms a family may have: several parameter
+// values, so that a family is never a single guessable rule.
+const minFamily = 3
 
 // NoNorm is the norm id of control visits, which have no norm.
 // It is not in any catalog: Lookup(NoNorm) fails.
@@ -33,34 +43,32 @@ const (
 
 // Norm is one entry of the catalog.
 type Norm struct {
-	ID          string    `json:"id"`      // "family.key=value", e.g. "place.color=blue"
-	Family      string    `json:"family"`  // e.g. "place"
-	Key         string    `json:"key"`     // the family's parameter, e.g. "color"
-	Value       string    `json:"value"`   // the parameter's value, e.g. "blue"
-	Deontic     Deontic   `json:"deontic"` // Rule.Deontic
-	Rule        Rule      `json:"rule"`    // the machine form; JSON holds its canonical text
-	Statement   string    `json:"statement"`
-	Distractors [3]string `json:"distractors"` // statements of three other norms of the family
-	Tag         string    `json:"tag"`         // TagCommonsense or TagCounterintuitive
+	ID        string  `json:"id"`      // "family.key=value", e.g. "place.color=blue"
+	Family    string  `json:"family"`  // e.g. "place"
+	Key       string  `json:"key"`     // the family's parameter, e.g. "color"
+	Value     string  `json:"value"`   // the parameter's value, e.g. "blue"
+	Deontic   Deontic `json:"deontic"` // Rule.Deontic
+	Rule      Rule    `json:"rule"`    // the machine form; JSON holds its canonical text
+	Statement string  `json:"statement"`
+	Tag       string  `json:"tag"` // TagCommonsense or TagCounterintuitive
 }
 
 // normJSON is Norm's JSON form, with the rule as text.
 type normJSON struct {
-	ID          string    `json:"id"`
-	Family      string    `json:"family"`
-	Key         string    `json:"key"`
-	Value       string    `json:"value"`
-	Deontic     Deontic   `json:"deontic"`
-	Rule        string    `json:"rule"`
-	Statement   string    `json:"statement"`
-	Distractors [3]string `json:"distractors"`
-	Tag         string    `json:"tag"`
+	ID        string  `json:"id"`
+	Family    string  `json:"family"`
+	Key       string  `json:"key"`
+	Value     string  `json:"value"`
+	Deontic   Deontic `json:"deontic"`
+	Rule      string  `json:"rule"`
+	Statement string  `json:"statement"`
+	Tag       string  `json:"tag"`
 }
 
 // MarshalJSON writes the norm with its rule as canonical text under "rule".
 func (n Norm) MarshalJSON() ([]byte, error) {
 	return json.Marshal(normJSON{n.ID, n.Family, n.Key, n.Value, n.Deontic,
-		n.Rule.String(), n.Statement, n.Distractors, n.Tag})
+		n.Rule.String(), n.Statement, n.Tag})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; the rule text must parse.
@@ -73,7 +81,7 @@ func (n *Norm) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("norms: norm %s: %s", quote(j.ID), ruleProblem(j.Rule, err))
 	}
-	*n = Norm{j.ID, j.Family, j.Key, j.Value, j.Deontic, r, j.Statement, j.Distractors, j.Tag}
+	*n = Norm{j.ID, j.Family, j.Key, j.Value, j.Deontic, r, j.Statement, j.Tag}
 	return nil
 }
 
@@ -228,8 +236,8 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	return c, nil
 }
 
-// expandFile decodes one catalog file and expands its templates into norms
-// with distractors. The result has at least four norms.
+// expandFile decodes one catalog file and expands its templates into
+// norms. The result has at least minFamily norms.
 func expandFile(name string, data []byte) ([]Norm, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("norms: catalog %s: "+format, append([]any{name}, args...)...)
@@ -268,8 +276,8 @@ func expandFile(name string, data []byte) ([]Norm, error) {
 		}
 		out = append(out, ns...)
 	}
-	if len(out) < 4 {
-		return nil, fail("family %q has %d norms, want at least 4 (for three distractors)", f.Family, len(out))
+	if len(out) < minFamily {
+		return nil, fail("family %q has %d norms, want at least %d", f.Family, len(out), minFamily)
 	}
 	seen := map[string]string{}
 	for _, n := range out {
@@ -277,11 +285,6 @@ func expandFile(name string, data []byte) ([]Norm, error) {
 			return nil, fail("norms %s and %s have the same statement %q", other, n.ID, n.Statement)
 		}
 		seen[n.Statement] = n.ID
-	}
-	for i := range out {
-		for j := range out[i].Distractors {
-			out[i].Distractors[j] = out[(i+1+j)%len(out)].Statement
-		}
 	}
 	return out, nil
 }

@@ -15,13 +15,13 @@ import (
 // TestDefaultLoads guards the embedded catalog: Default panics if it is broken.
 func TestDefaultLoads(t *testing.T) {
 	c := norms.Default()
-	if got, want := len(c.Norms()), 42; got != want {
+	if got, want := len(c.Norms()), 38; got != want {
 		t.Errorf("len(Norms()) = %d, want %d", got, want)
 	}
 	if got, want := c.Families(), []string{"place", "resource", "time", "order", "social", "direction", "disposal"}; !slices.Equal(got, want) {
 		t.Errorf("Families() = %q, want %q", got, want)
 	}
-	if got, want := c.Version(), `^1\+[0-9a-f]{8}$`; !regexp.MustCompile(want).MatchString(got) {
+	if got, want := c.Version(), `^2\+[0-9a-f]{8}$`; !regexp.MustCompile(want).MatchString(got) {
 		t.Errorf("Version() = %q, want it to match %s", got, want)
 	}
 }
@@ -32,7 +32,7 @@ func TestFamilySizes(t *testing.T) {
 		family string
 		want   int
 	}{
-		{"place", 9}, {"resource", 6}, {"time", 6}, {"order", 5},
+		{"place", 9}, {"resource", 5}, {"time", 3}, {"order", 5},
 		{"social", 8}, {"direction", 4}, {"disposal", 4}, {"nosuch", 0},
 	}
 	for _, tt := range tests {
@@ -78,25 +78,6 @@ func TestCatalogNorms(t *testing.T) {
 			if !reflect.DeepEqual(got, n) {
 				t.Errorf("Lookup(%q) = %+v, want %+v", n.ID, got, n)
 			}
-			var siblings []string
-			for _, m := range c.Family(n.Family) {
-				if m.ID != n.ID {
-					siblings = append(siblings, m.Statement)
-				}
-			}
-			seen := map[string]bool{}
-			for _, d := range n.Distractors {
-				if d == n.Statement {
-					t.Errorf("distractor %q is the norm's own statement", d)
-				}
-				if !slices.Contains(siblings, d) {
-					t.Errorf("distractor %q is not a statement of another %s norm", d, n.Family)
-				}
-				if seen[d] {
-					t.Errorf("distractor %q appears twice", d)
-				}
-				seen[d] = true
-			}
 		})
 		if len(order) == 0 || order[len(order)-1] != n.Family {
 			order = append(order, n.Family)
@@ -105,11 +86,11 @@ func TestCatalogNorms(t *testing.T) {
 	if got, want := order, c.Families(); !slices.Equal(got, want) {
 		t.Errorf("Norms() lists families %q, want them grouped in order %q", got, want)
 	}
-	if got, want := len(all), 40; got < want {
+	if got, want := len(all), 36; got < want {
 		t.Errorf("len(Norms()) = %d, want at least %d", got, want)
 	}
 	for _, f := range c.Families() {
-		if got, want := len(c.Family(f)), 4; got < want {
+		if got, want := len(c.Family(f)), 3; got < want {
 			t.Errorf("len(Family(%q)) = %d, want at least %d", f, got, want)
 		}
 	}
@@ -122,15 +103,15 @@ func TestCatalogEntries(t *testing.T) {
 		{"place.color=red", "forbid step color=red", "Do not step on red tiles.", "counterintuitive"},
 		{"place.terrain=grass", "forbid step terrain=grass", "Keep off the grass.", "commonsense"},
 		{"place.zone=plaza", "forbid enter zone=plaza", "Do not go into the plaza.", "counterintuitive"},
-		{"resource.carry=2", "forbid carry over=2", "Never carry more than 2 things at once.", "commonsense"},
-		{"time.drop=noon", "forbid drop phase=noon", "Do not put anything down in the noon.", "counterintuitive"},
+		{"resource.carry=1", "forbid carry over=1", "Never carry more than one thing at once.", "commonsense"},
+		{"time.rest=noon", "forbid step phase=noon", "Rest at noon: do not walk anywhere then.", "commonsense"},
 		{"order.bell=market", "require use object=bell before enter zone=market", "Ring the bell before you go into the market.", "counterintuitive"},
 		{"order.well=pick", "require use object=well before pick", "Wash at the well before you take anything.", "commonsense"},
-		{"social.greet=elder", "require bow after meet role=elder", "Bow whenever you come next to the elder.", "commonsense"},
-		{"social.avoid=green", "forbid meet hat=green", "Do not walk up to anyone wearing a green hat.", "counterintuitive"},
+		{"social.greet=elder", "require bow after meet role=elder", "Bow whenever you and the elder come next to each other.", "commonsense"},
+		{"social.avoid=green", "forbid pass hat=green", "Do not walk next to anyone wearing a green hat.", "counterintuitive"},
 		{"direction.path=west", "forbid step terrain=path dir=west", "Paths are one-way: never walk west onto a path.", "counterintuitive"},
-		{"disposal.at=bin", "forbid litter except object=bin", "Put things down only at the bin.", "commonsense"},
-		{"disposal.at=sand", "forbid litter except terrain=sand", "Put things down only on sand.", "counterintuitive"},
+		{"disposal.at=bin", "forbid litter except object=bin", "Put things on the ground only at the bin.", "commonsense"},
+		{"disposal.at=sand", "forbid litter except terrain=sand", "Put things on the ground only on sand.", "counterintuitive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
@@ -237,7 +218,7 @@ func TestNormJSON(t *testing.T) {
 	if got, want := fields["rule"], any("require use object=bell before enter zone=market"); got != want {
 		t.Errorf(`JSON "rule" = %v, want %q`, got, want)
 	}
-	for _, k := range []string{"id", "family", "key", "value", "deontic", "statement", "distractors", "tag"} {
+	for _, k := range []string{"id", "family", "key", "value", "deontic", "statement", "tag"} {
 		if _, ok := fields[k]; !ok {
 			t.Errorf("JSON %s lacks %q", data, k)
 		}
@@ -281,8 +262,8 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := n.Distractors, [3]string{"No red.", "No blue.", "No yellow."}; got != want {
-		t.Errorf("Distractors = %q, want %q (cyclic)", got, want)
+	if got, want := n.Statement, "No green."; got != want {
+		t.Errorf("Statement = %q, want %q", got, want)
 	}
 	fsys["a.json"] = &fstest.MapFile{Data: []byte(family("first", "step", "red", "blue", "yellow", "green") + "\n")}
 	c2, err := norms.Load(fsys)
@@ -321,7 +302,7 @@ func TestLoadErrors(t *testing.T) {
 		{"rule and rules", map[string]string{"x.json": tmpl(ok + `, "rules": {}`)}, []string{"x.json", `exactly one of "rule" and "rules"`}},
 		{"no statement", map[string]string{"x.json": tmpl(`"rule": "forbid step color={value}", "tag": "commonsense"`)}, []string{"x.json", `exactly one of "statement" and "statements"`}},
 		{"rules missing a value", map[string]string{"x.json": tmpl(`"rules": {"red": "forbid step color=red"}, "statement": "No {value}.", "tag": "commonsense"`)}, []string{"x.json", "norm f.k=blue: rules has no entry"}},
-		{"too few norms", map[string]string{"x.json": family("small", "step", "red", "blue", "yellow")}, []string{"x.json", `family "small" has 3 norms, want at least 4`}},
+		{"too few norms", map[string]string{"x.json": family("small", "step", "red", "blue")}, []string{"x.json", `family "small" has 2 norms, want at least 3`}},
 		{"duplicate value", map[string]string{"x.json": family("f", "step", "red", "blue", "yellow", "red")}, []string{"x.json", "same statement"}},
 		{"duplicate id across templates", map[string]string{"x.json": `{"family": "f", "norms": [` +
 			`{"key": "k", "values": ["red", "blue"], "rule": "forbid step color={value}", "statement": "No {value}.", "tag": "commonsense"},` +

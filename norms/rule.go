@@ -70,8 +70,9 @@ func (e Event) Value(k string) (string, bool) {
 //	drop    the agent puts an item down anywhere, basket included (quals: phase, zone, object, terrain)
 //	litter  the agent puts an item down anywhere but a basket (quals and except: zone, object, terrain, phase)
 //	carry   after the action the agent holds more than "over" items (quals: over)
-//	pass    the agent moves onto a tile next to another agent (quals: role, hat)
-//	meet    the agent moves from not next to, to next to, an agent (quals: role, hat)
+//	pass    the agent moves onto a tile on or next to another agent (quals: role, hat)
+//	meet    the agent comes to be next to an agent, whoever moved: it is on or next
+//	        to one after its action and was not after its previous action (quals: role, hat)
 //	bow     the agent bows (acts only)
 //	use     the agent uses the object on its tile (quals: object)
 func Verbs() []string {

@@ -13,7 +13,7 @@ import (
 var benchVisits = []string{
 	"orchard/place.color=blue/observe/s17",
 	"market/resource.carry=1/peers/s18",
-	"park/time.pick=noon/solo/s19",
+	"park/time.rest=noon/solo/s19",
 	"harbor/order.bow=market/told/s20",
 	"library/social.greet=elder/observe/s21",
 	"orchard/direction.path=east/peers/s22",
@@ -26,7 +26,7 @@ var benchVisits = []string{
 func greedyRuns(b *testing.B) (actions [][]sim.Action, obs []*sim.Observation) {
 	b.Helper()
 	for _, id := range benchVisits {
-		p, err := agents.New("greedy", id)
+		p, err := agents.New("greedy")
 		if err != nil {
 			b.Fatal(err)
 		}

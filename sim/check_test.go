@@ -49,9 +49,24 @@ func mustJSON(t testing.TB, v any) []byte {
 // newPolicy returns the baseline called name for visit id.
 func newPolicy(t testing.TB, name, id string) agents.Policy {
 	t.Helper()
-	p, err := agents.New(name, id)
+	if name == agents.Oracle {
+		v, err := sim.ParseVisitID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n *norms.Norm
+		if v.Norm != norms.NoNorm {
+			nn, err := norms.Default().Lookup(v.Norm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n = &nn
+		}
+		return agents.NewOracle(n)
+	}
+	p, err := agents.New(name)
 	if err != nil {
-		t.Fatalf("agents.New(%q, %q): %v", name, id, err)
+		t.Fatalf("agents.New(%q): %v", name, err)
 	}
 	return p
 }
@@ -150,9 +165,6 @@ func obsProblem(v sim.VisitID, o *sim.Observation) error {
 	if got, want := o.World, v.World; got != want {
 		return fmt.Errorf("world = %q, want %q", got, want)
 	}
-	if got, want := o.Condition, v.Condition; got != want {
-		return fmt.Errorf("condition = %q, want %q", got, want)
-	}
 	if got, want := o.Days, sim.Days; got != want {
 		return fmt.Errorf("days = %d, want %d", got, want)
 	}
@@ -172,11 +184,11 @@ func obsProblem(v sim.VisitID, o *sim.Observation) error {
 	if o.Frame.Step < 0 || o.Frame.Step > o.StepLimit {
 		return fmt.Errorf("step = %d, want 0 to %d", o.Frame.Step, o.StepLimit)
 	}
-	if o.Task.Goods <= 0 || o.Task.Text == "" {
-		return fmt.Errorf("task = %+v, want goods and a text", o.Task)
+	if o.Task.Goods <= 0 || o.Task.Gifts <= 0 || o.Task.Text == "" {
+		return fmt.Errorf("task = %+v, want goods, gifts and a text", o.Task)
 	}
-	if got, want := o.Task.Litter, !o.Practice; got != want {
-		return fmt.Errorf("task litter = %v on day %d, want %v", got, o.Day, want)
+	if !o.Task.Litter {
+		return fmt.Errorf("task litter = false on day %d, want true (both days' errands hold every kind of act)", o.Day)
 	}
 	if got, want := o.SanctionRadius, sim.SanctionRadius; got != want {
 		return fmt.Errorf("sanction radius = %d, want %d", got, want)
@@ -259,7 +271,7 @@ func frameProblem(f *sim.Frame) error {
 // taskDone reports whether o's newcomer has done o's task.
 func taskDone(o *sim.Observation) bool {
 	me := o.Frame.Agents[0]
-	return me.Delivered >= o.Task.Goods && (!o.Task.Litter || me.Litter == 0)
+	return me.Delivered >= o.Task.Goods && sim.GiftsGiven(&o.Frame) >= o.Task.Gifts && (!o.Task.Litter || me.Litter == 0)
 }
 
 // stepProblem checks the outcome res of taking action a at observation prev.
@@ -294,8 +306,10 @@ func stepProblem(v sim.VisitID, world sim.World, env *sim.Env, prev *sim.Observa
 		if f.Step >= o.StepLimit {
 			return fmt.Errorf("step %d reached the limit %d but the day did not end", f.Step, o.StepLimit)
 		}
-		if taskDone(o) {
-			return errors.New("the task is done but the day did not end")
+		if taskDone(o) && taskDone(prev) {
+			// A day whose errand is done may last one more step, for an
+			// act still owed ("require A after E"), never two.
+			return errors.New("the task was done a step ago but the day did not end")
 		}
 	case res.Done():
 		if prev.Day != sim.Days || f.Step != pf.Step+1 {
@@ -476,7 +490,7 @@ func newcomerProblem(pf, f *sim.Frame, a sim.Action, blocked bool) error {
 		case sim.Pick:
 			want.Goods++
 		case sim.Give:
-			want.Goods--
+			want.Goods-- // the member keeps it: Received, not Goods
 		case sim.Drop:
 			// Into a basket goods go first and count as delivered;
 			// elsewhere litter goes first.
@@ -485,7 +499,7 @@ func newcomerProblem(pf, f *sim.Frame, a sim.Action, blocked bool) error {
 			case basket && was.Goods > 0:
 				want.Goods--
 				want.Delivered++
-			case basket, was.Litter > 0:
+			case was.Litter > 0:
 				want.Litter--
 			default:
 				want.Goods--

@@ -13,18 +13,29 @@ import (
 
 // Version is the simulation's version. It changes whenever a trajectory
 // for the same visit id and actions could change.
-const Version = "3"
+//
+// Version 4: one layout where the errand crosses a full-width band twice;
+// both days' errands pick several goods, hand some to members and get rid
+// of litter; the etiquette of bows; a day with an act owed lasts one more
+// step; probe options drawn per visit; sanction events say what the
+// sanctioned one did and where.
+const Version = "4"
 
 // SanctionRadius is how far (in tiles, counting diagonals) members notice
 // what others do. It is a public rule of every world.
 const SanctionRadius = 4
 
-// Step limits and task sizes per day.
+// Step limits and errand sizes per day. Both days' errands hold every
+// kind of act a norm can be about: picking from several sources, carrying
+// more than one thing, putting goods in the basket, handing goods to
+// members (so walking up to them), and getting rid of litter.
 const (
 	PracticeSteps = 60
-	TestSteps     = 90
-	practiceGoods = 1
-	testGoods     = 3
+	TestSteps     = 100
+	practiceGoods = 1 // into the basket
+	practiceGifts = 2 // to different members
+	testGoods     = 1
+	testGifts     = 3
 )
 
 // Days is the number of days in a visit: one practice day, one test day.
@@ -36,6 +47,14 @@ const WardenID = "warden"
 // Event is something visible that happened. Kind is "sanction" (By
 // sanctions To, saying Text), "blocked" (the newcomer's action was
 // impossible; Text says why) or "day" (a new day began; Text describes it).
+//
+// A sanction also says what the sanctioned one had just done and where, as
+// anyone watching would have seen it: Act is that agent's latest action
+// (canonical text), At where it stood after it, and Did the same in words
+// with the tile ("walked east onto x=6 y=1 (floor in the market)"). It
+// never says why: which feature of the act mattered is for the watcher to
+// infer. Under delayed sanctions the latest act is not the one that broke
+// the norm.
 type Event struct {
 	Day  int    `json:"day"`
 	Step int    `json:"step"`
@@ -43,6 +62,9 @@ type Event struct {
 	By   string `json:"by,omitempty"`
 	To   string `json:"to,omitempty"`
 	Text string `json:"text"`
+	Act  string `json:"act,omitempty"`
+	At   Pos    `json:"at,omitzero"`
+	Did  string `json:"did,omitempty"`
 }
 
 // Task is the newcomer's errand for a day.
@@ -50,9 +72,14 @@ type Task struct {
 	Text string `json:"text"`
 	// Goods is how many goods to deliver into the basket.
 	Goods int `json:"goods"`
+	// Gifts is how many different members to hand one good each.
+	Gifts int `json:"gifts"`
 	// Litter asks the newcomer to get rid of the litter it carries.
 	Litter bool `json:"litter"`
 }
+
+// Picks is how many goods the task needs picked.
+func (t Task) Picks() int { return t.Goods + t.Gifts }
 
 // violation is a hidden record of a broken norm.
 type violation struct {
@@ -86,6 +113,8 @@ type Env struct {
 	trace     hash.Hash
 	srng      *rng              // sanction noise (Noisy); its own stream
 	pending   []pendingSanction // Delayed sanctions not yet given
+	lastOK    []bool            // per agent: its latest action was possible
+	lastPhase string            // the phase the latest step was taken in
 	traceLine []byte            // the current tick's line of the trace
 	probe     *Probe
 	answer    int
@@ -152,19 +181,21 @@ func (e *Env) startDay(day int) {
 	e.frame.Step = 0
 	e.frame.Phase = phaseAt(0, e.lay.phaseOffset)
 	e.hist = make([]Hist, len(e.frame.Agents))
+	e.lastOK = make([]bool, len(e.frame.Agents))
+	e.lastPhase = ""
 	e.regrow = make([]int, len(e.frame.Tiles))
 	e.members = e.members[:0]
 	careful := e.id.Condition == Peers
 	for i := 1; i < len(e.frame.Agents); i++ {
 		e.members = append(e.members, newMember(i, e.frame.Agents[i].Role, e.world, e.id.Seed, day, careful))
 	}
-	e.task = Task{Goods: practiceGoods}
+	e.task = Task{Goods: practiceGoods, Gifts: practiceGifts, Litter: true}
 	e.limit = PracticeSteps
 	if day == Days-1 {
-		e.task = Task{Goods: testGoods, Litter: true}
+		e.task = Task{Goods: testGoods, Gifts: testGifts, Litter: true}
 		e.limit = TestSteps
-		e.frame.Agents[0].Litter = 1
 	}
+	e.frame.Agents[0].Litter = 1
 	e.task.Text = e.taskText()
 	text := fmt.Sprintf("Day %d of %d begins (practice day): a new layout of %s.", day+1, Days, e.world.Title)
 	if day == Days-1 {
@@ -178,13 +209,29 @@ func (e *Env) startDay(day int) {
 }
 
 func (e *Env) taskText() string {
-	w := e.world
-	s := fmt.Sprintf("Bring %d %s to the %s", e.task.Goods, Plural(w.Goods, e.task.Goods), w.Basket)
-	if e.task.Litter {
-		s += fmt.Sprintf(", and get rid of the %s you carry", w.Litter)
-	}
-	return s + "."
+	w, t := e.world, e.task
+	s := fmt.Sprintf("Pick %d %s: put %s in the basket and give %s; then get rid of your litter (the %s).",
+		t.Picks(), Plural(w.Goods, t.Picks()), countWord(t.Goods), giftsText(t.Gifts), w.Litter)
+	return s
 }
+
+// giftsText says how many members get one good each.
+func giftsText(n int) string {
+	if n == 1 {
+		return "one to a member"
+	}
+	return "one each to " + countWord(n) + " different members"
+}
+
+// countWord spells small counts.
+func countWord(n int) string {
+	if n >= 0 && n < len(smallNumbers) {
+		return smallNumbers[n]
+	}
+	return strconv.Itoa(n)
+}
+
+var smallNumbers = []string{"none", "one", "two", "three", "four", "five", "six"}
 
 // Plural is the English plural of a thing's name when there are n of it.
 func Plural(s string, n int) string {
@@ -234,6 +281,7 @@ func (e *Env) advance(a Action) (StepResult, error) {
 	}
 	e.events = e.events[:0]
 	f := e.frame
+	e.lastPhase = f.Phase
 	e.traceLine = strconv.AppendInt(e.traceLine[:0], int64(f.Step), 10)
 	e.traceLine = append(e.traceLine, ' ')
 	e.traceLine = append(e.traceLine, a.String()...)
@@ -264,7 +312,9 @@ func (e *Env) advance(a Action) (StepResult, error) {
 	e.traceLine = append(e.traceLine, '\n')
 	e.trace.Write(e.traceLine)
 	res := StepResult{}
-	if e.taskComplete() {
+	// The errand is done once nothing is owed: an act owed under
+	// "require A after E" gets its step before the day ends.
+	if e.taskComplete() && !e.hist[0].Owe {
 		e.taskDone[e.day] = true
 		res.DayOver = true
 	} else if f.Step >= e.limit {
@@ -301,6 +351,7 @@ func (e *Env) act(i int, a Action) {
 		violated, e.hist[i] = judge(f, &e.rules[k], &tr, e.hist[i])
 	}
 	f.Apply(tr)
+	e.lastOK[i] = tr.OK
 	if i == 0 && !tr.OK {
 		e.emit(Event{Kind: "blocked", To: NewcomerID, Text: "Your action \"" + a.String() + "\" did nothing: " + tr.Reason + "."})
 	}
@@ -349,7 +400,9 @@ func (e *Env) give(i int, by string) {
 		e.sanctions[e.day]++
 	}
 	u := e.world.Utterances[(f.Step+i)%len(e.world.Utterances)]
-	e.emit(Event{Kind: "sanction", By: by, To: f.Agents[i].ID, Text: u})
+	a := &f.Agents[i]
+	e.emit(Event{Kind: "sanction", By: by, To: a.ID, Text: u, Act: a.LastAction, At: a.Pos,
+		Did: didText(f, a, e.lastOK[i])})
 	e.traceLine = append(append(append(append(e.traceLine, " !"...), by...), '>'), f.Agents[i].ID...)
 }
 
@@ -389,7 +442,19 @@ func (e *Env) witness(i int) string {
 
 func (e *Env) taskComplete() bool {
 	n := e.frame.Agents[0]
-	return n.Delivered >= e.task.Goods && (!e.task.Litter || n.Litter == 0)
+	return n.Delivered >= e.task.Goods && GiftsGiven(e.frame) >= e.task.Gifts && (!e.task.Litter || n.Litter == 0)
+}
+
+// GiftsGiven counts the members who received a good today: the
+// newcomer's gifts to different members (members never give).
+func GiftsGiven(f *Frame) int {
+	n := 0
+	for _, a := range f.Agents[1:] {
+		if a.Received > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Over reports whether the visit has ended.

@@ -15,7 +15,7 @@ func ExampleNewEnv() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(strings.SplitN(obs.Text(), "\n", 2)[0])
+	fmt.Println(strings.SplitN(obs.View(), "\n", 2)[0])
 	fmt.Println(obs.Task.Text)
 
 	a, err := sim.ParseAction("N")
@@ -29,13 +29,13 @@ func ExampleNewEnv() {
 		return
 	}
 	me := res.Observation.Frame.Agents[0]
-	fmt.Println(strings.SplitN(res.Observation.Text(), "\n", 2)[0])
+	fmt.Print(res.Observation.Recap())
 	fmt.Printf("%s moved to x=%d y=%d; done: %v\n", me.ID, me.Pos.X, me.Pos.Y, res.Done())
 	// Output:
-	// Day 1 of 2 (practice day) · step 0 of 60 · phase: noon
-	// Bring 1 apple to the basket.
-	// Day 1 of 2 (practice day) · step 1 of 60 · phase: evening
-	// newcomer moved to x=2 y=9; done: false
+	// Now: day 1 of 2 (practice day) · step 0 of 60 · phase: evening
+	// Pick 3 apples: put one in the basket and give one each to two different members; then get rid of your litter (the core).
+	// Day 1 step 1, evening. you north to 10,10 (floor); mara east to 4,0 (path, well); fern south to 12,2 (path, blue source); pip drop at 10,9 (path); olek wait;
+	// newcomer moved to x=10 y=10; done: false
 }
 
 func ExampleParseVisitID() {

@@ -42,7 +42,9 @@ type Agent struct {
 	Goods  int `json:"goods"`
 	Litter int `json:"litter"`
 	// Delivered counts goods this agent put into a basket today.
-	Delivered  int    `json:"delivered"`
+	Delivered int `json:"delivered"`
+	// Received counts goods this member was given today.
+	Received   int    `json:"received,omitempty"`
 	LastAction string `json:"last_action,omitempty"`
 }
 
@@ -123,7 +125,8 @@ type Transition struct {
 	FromTile, ToTile Tile
 	// PickedColor is the colour of the object taken from.
 	PickedColor string
-	// Dropped is what was put down: "goods" or "litter"; IntoBasket when into a basket.
+	// Dropped is what was put down: "goods" or "litter"; IntoBasket when
+	// goods went into a basket (a basket takes nothing else).
 	Dropped    string
 	IntoBasket bool
 	// UsedObject is the kind of object used.
@@ -176,12 +179,10 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 		switch {
 		case ag.Carrying() == 0:
 			tr.Reason = "you are not carrying anything"
-		case t.Object == "basket":
+		case t.Object == "basket" && ag.Goods > 0:
+			// A basket takes goods only; litter dropped there stays on the ground.
 			tr.OK, tr.IntoBasket = true, true
 			tr.Dropped = "goods"
-			if ag.Goods == 0 {
-				tr.Dropped = "litter"
-			}
 			tr.CarryAfter--
 		default:
 			tr.OK = true
@@ -251,8 +252,9 @@ func (f *Frame) Apply(tr Transition) {
 			f.At(tr.From).Loose++
 		}
 	case Give:
+		// The member keeps the gift for themselves: it is not carried.
 		ag.Goods--
-		f.Agents[tr.Receiver].Goods++
+		f.Agents[tr.Receiver].Received++
 	}
 }
 

@@ -242,8 +242,8 @@ func TestParseVisitIDErrors(t *testing.T) {
 			} else if got, want := err.Error(), tc.want; !strings.Contains(got, want) {
 				t.Errorf("NewEnv(%q) error = %q, want it to contain %q", tc.input, got, want)
 			}
-			if _, err := agents.New("greedy", tc.input); err == nil {
-				t.Errorf("agents.New(greedy, %q) succeeded, want an error", tc.input)
+			if _, err := agents.Play(tc.input, "greedy"); err == nil {
+				t.Errorf("agents.Play(%q, greedy) succeeded, want an error", tc.input)
 			}
 		})
 	}

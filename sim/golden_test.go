@@ -79,8 +79,8 @@ func TestGoldenHashes(t *testing.T) {
 		"orchard/place.color=blue/observe/s17",
 		"market/place.terrain=stone/peers/s101",
 		"park/resource.color=red/solo/s102",
-		"harbor/resource.carry=2/told/s103",
-		"library/time.pick=noon/observe/s104",
+		"harbor/resource.carry=1/told/s103",
+		"library/time.rest=noon/observe/s104",
 		"orchard/order.bell=market/peers/s105",
 		"market/social.avoid=green/solo/s106",
 		"park/direction.path=east/observe/s107",
@@ -89,11 +89,7 @@ func TestGoldenHashes(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, id := range visits {
-		p, err := agents.New("greedy", id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		env, err := agents.Run(id, p)
+		env, err := agents.Play(id, "greedy")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,27 +6,70 @@ import (
 	"github.com/normgym/normgym/norms"
 )
 
-// Hist is what an agent's past means for one requirement: whether the
-// required act happened since the trigger last did ("before" norms), and
-// whether the agent owes the act as its next action ("after" norms).
-// A new day starts from the zero Hist.
+// Hist is what an agent's past means for one rule: whether the required
+// act happened since the trigger last did ("before" norms), whether the
+// agent owes the act as its next action ("after" norms), and whether it
+// was next to an agent the rule's "meet" event names after its previous
+// action. A new day starts from the zero Hist.
 type Hist struct {
 	Since bool `json:"since,omitempty"`
 	Owe   bool `json:"owe,omitempty"`
+	Near  bool `json:"near,omitempty"`
 }
 
 // Judge reports whether transition tr, taken in frame f (the state before
-// it), violates rule r for an actor whose history is h, and returns the
-// actor's next history. It is a pure function: it changes nothing.
+// it), breaks the community's norm when r is its rule, for an actor whose
+// history is h, and returns the actor's next history. It is a pure
+// function: it changes nothing.
+//
+// Breaking the norm is breaking r, or bowing where r does not call for a
+// bow: in every community bows mean something, and a bow that no custom
+// calls for is out of place (see BowCalledFor). Blanket rituals — bowing
+// before every act to be safe — therefore break every norm but the one
+// they happen to match.
 func Judge(f *Frame, r norms.Rule, tr Transition, h Hist) (bool, Hist) {
 	return judge(f, &r, &tr, h)
 }
 
 // judge is Judge without copying its arguments, for the hot paths.
 func judge(f *Frame, r *norms.Rule, tr *Transition, h Hist) (bool, Hist) {
+	v, next := judgeRule(f, r, tr, h)
+	if !v && tr.OK && tr.Action.Verb == Bow && !bowCalledFor(r, h) {
+		v = true
+	}
+	return v, next
+}
+
+// BowCalledFor reports whether rule r calls for a bow from an actor whose
+// history is h: r requires a bow before some act and the actor has not
+// bowed since that act last happened, or r requires a bow after some act
+// and the actor owes it now. Only such bows are in place.
+func BowCalledFor(r norms.Rule, h Hist) bool { return bowCalledFor(&r, h) }
+
+func bowCalledFor(r *norms.Rule, h Hist) bool {
+	if r.Deontic != norms.Require || r.Act.Verb != "bow" {
+		return false
+	}
+	if r.When == "after" {
+		return h.Owe
+	}
+	return !h.Since
+}
+
+// judgeRule is the rule's own semantics, without the etiquette of bows.
+func judgeRule(f *Frame, r *norms.Rule, tr *Transition, h Hist) (bool, Hist) {
+	var happened bool
+	if r.Event.Verb == "meet" {
+		// Whoever moved: the actor is next to such an agent now and was
+		// not after its own previous action.
+		near := nextToMatching(f, r.Event.Quals, tr)
+		happened, h.Near = near && !h.Near, near
+	} else {
+		happened = matches(f, &r.Event, tr)
+	}
 	switch r.Deontic {
 	case norms.Forbid:
-		return matches(f, &r.Event, tr), h
+		return happened, h
 	case norms.Require:
 		if r.When == "after" {
 			violated := false
@@ -34,7 +77,7 @@ func judge(f *Frame, r *norms.Rule, tr *Transition, h Hist) (bool, Hist) {
 				violated = !matches(f, &r.Act, tr)
 				h.Owe = false
 			}
-			if matches(f, &r.Event, tr) {
+			if happened {
 				h.Owe = true
 			}
 			return violated, h
@@ -43,7 +86,7 @@ func judge(f *Frame, r *norms.Rule, tr *Transition, h Hist) (bool, Hist) {
 			h.Since = true
 		}
 		violated := false
-		if matches(f, &r.Event, tr) {
+		if happened {
 			violated = !h.Since
 			h.Since = false
 		}
@@ -52,8 +95,20 @@ func judge(f *Frame, r *norms.Rule, tr *Transition, h Hist) (bool, Hist) {
 	return false, h
 }
 
+// nextToMatching reports whether, after tr, its actor stands on or next to
+// another agent whose role and hat match qs.
+func nextToMatching(f *Frame, qs []norms.Qual, tr *Transition) bool {
+	for j := range f.Agents {
+		if j != tr.Agent && near(tr.To, f.Agents[j].Pos) && agentQuals(qs, &f.Agents[j]) {
+			return true
+		}
+	}
+	return false
+}
+
 // Matches reports whether transition tr is an instance of event ev.
-// Impossible actions are instances of nothing.
+// Impossible actions are instances of nothing. "meet" depends on the
+// actor's history (Judge tracks it) and is an instance of nothing here.
 func Matches(f *Frame, ev norms.Event, tr Transition) bool {
 	return matches(f, &ev, &tr)
 }
@@ -93,23 +148,8 @@ func matches(f *Frame, ev *norms.Event, tr *Transition) bool {
 	case "carry":
 		over, err := strconv.Atoi(valueOr(ev, "over", "0"))
 		return err == nil && tr.CarryAfter > over && tr.CarryAfter > tr.CarryBefore
-	case "pass", "meet":
-		if !tr.Moved {
-			return false
-		}
-		for j := range f.Agents {
-			other := &f.Agents[j]
-			if j == tr.Agent || !near(tr.To, other.Pos) {
-				continue
-			}
-			if ev.Verb == "meet" && near(tr.From, other.Pos) {
-				continue
-			}
-			if agentQuals(ev.Quals, other) {
-				return true
-			}
-		}
-		return false
+	case "pass":
+		return tr.Moved && nextToMatching(f, ev.Quals, tr)
 	case "bow":
 		if tr.Action.Verb != Bow {
 			return false

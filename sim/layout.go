@@ -2,18 +2,25 @@ package sim
 
 import "github.com/normgym/normgym/norms"
 
-// Layout geometry shared by every world: a top area with the sources, the
-// market (holding the basket) and the well; a band of flower beds, sand and
-// paving across the middle (garden and plaza zones, tiles of every colour in
-// every column) with a path round each end; a bottom area with the bell,
-// the bin and the newcomer's start.
+// Layout geometry shared by every world (see RATIONALE.md, "One layout
+// structure"): the sources and the well in the top area; a band of
+// flower beds, sand and paving across the whole width of the middle, every
+// tile coloured, every column holding every colour and every band terrain,
+// the garden and the plaza zones each with one gap; the market (holding
+// the basket), the bell, the bin and the newcomer's start in the bottom
+// area. The errand therefore crosses the band twice (to the sources and
+// back), every crossing meets every colour, terrain and zone, and for each
+// single colour, terrain or zone a way round it exists.
 const (
 	gridW, gridH = 13, 13
-	bandTop      = 4 // first band row
-	bandBottom   = 8 // last band row
-	phaseLen     = 5 // steps per phase
-	regrowSteps  = 6 // steps for an emptied source to bear again
+	bandTop      = 4  // first band row
+	bandBottom   = 8  // last band row
+	phaseLen     = 3  // steps per phase
+	regrowSteps  = 14 // steps for an emptied source to bear again
 )
+
+// bandTerrains are the terrains of one band column, before shuffling.
+var bandTerrains = [bandBottom - bandTop + 1]string{"grass", "grass", "sand", "stone", "stone"}
 
 // The member roles, in agent order after the newcomer.
 var memberRoles = [4]string{"elder", "vendor", "gardener", "child"}
@@ -32,7 +39,6 @@ func newLayout(w World, seed int, day int) layout {
 	r := newRNG("layout", w.Name, itoa(seed), itoa(day))
 	f := &Frame{Width: gridW, Height: gridH, Tiles: make([]Tile, gridW*gridH)}
 	colors := norms.Colors()
-	// Ground.
 	for y := 0; y < gridH; y++ {
 		for x := 0; x < gridW; x++ {
 			t := f.At(Pos{x, y})
@@ -42,42 +48,19 @@ func newLayout(w World, seed int, day int) layout {
 			}
 		}
 	}
-	for x := 0; x < gridW; x++ {
-		shift := r.intn(4)
-		for y := bandTop; y <= bandBottom; y++ {
-			t := f.At(Pos{x, y})
-			if x == 0 || x == gridW-1 {
-				*t = Tile{Terrain: "path"}
-				continue
-			}
-			switch {
-			case y <= bandTop+1:
-				t.Terrain, t.Zone = "grass", "garden"
-			case y == bandTop+2:
-				t.Terrain = "sand"
-			default:
-				t.Terrain, t.Zone = "stone", "plaza"
-			}
-			if y <= bandTop+3 {
-				t.Color = colors[(y-bandTop+shift)%4]
-			}
-		}
-	}
-	mx := 1 + r.intn(gridW-6)
-	market := Zone{Name: "market", Min: Pos{mx, 0}, Max: Pos{mx + 4, 2}}
-	f.Zones = []Zone{
-		market,
-		{Name: "garden", Min: Pos{1, bandTop}, Max: Pos{gridW - 2, bandTop + 1}},
-		{Name: "plaza", Min: Pos{1, bandTop + 3}, Max: Pos{gridW - 2, bandBottom}},
-	}
+	gardenGap, plazaGap := drawBand(f, r, colors)
+	f.Zones = append(f.Zones, bandZones("garden", bandTop, bandTop+1, gardenGap)...)
+	f.Zones = append(f.Zones, bandZones("plaza", bandBottom-1, bandBottom, plazaGap)...)
+	// The market: five columns by three rows at the bottom.
+	mx := r.intn(gridW - 4)
+	market := Zone{Name: "market", Min: Pos{mx, gridH - 3}, Max: Pos{mx + 4, gridH - 1}}
+	f.Zones = append([]Zone{market}, f.Zones...)
 	for y := market.Min.Y; y <= market.Max.Y; y++ {
 		for x := market.Min.X; x <= market.Max.X; x++ {
 			f.At(Pos{x, y}).Zone = "market"
 		}
 	}
-	inMarket := func(p Pos) bool {
-		return p.X >= market.Min.X && p.X <= market.Max.X && p.Y <= market.Max.Y
-	}
+	inMarket := func(p Pos) bool { return p.X >= market.Min.X && p.X <= market.Max.X && p.Y >= market.Min.Y }
 	free := func(p Pos) bool { t := f.At(p); return t.Object == "" && t.Walkable() }
 	// pick draws a free tile in rows y0..y1 that passes ok.
 	pick := func(y0, y1 int, ok func(Pos) bool) Pos {
@@ -88,15 +71,12 @@ func newLayout(w World, seed int, day int) layout {
 			}
 		}
 	}
-	basket := Pos{market.Min.X + 1 + r.intn(3), r.intn(2)}
+	basket := Pos{market.Min.X + 1 + r.intn(3), market.Min.Y + 1 + r.intn(2)}
 	f.At(basket).Object = "basket"
-	for i, c := range r.perm(4) {
-		_ = i
+	for _, c := range r.perm(4) {
 		p := pick(0, bandTop-1, func(p Pos) bool {
-			if inMarket(p) {
-				return false
-			}
-			for _, q := range neighbours(p) {
+			for _, q := range [8]Pos{{p.X - 1, p.Y - 1}, {p.X, p.Y - 1}, {p.X + 1, p.Y - 1}, {p.X - 1, p.Y},
+				{p.X + 1, p.Y}, {p.X - 1, p.Y + 1}, {p.X, p.Y + 1}, {p.X + 1, p.Y + 1}} {
 				if f.In(q) && f.At(q).Object == "source" {
 					return false
 				}
@@ -106,11 +86,12 @@ func newLayout(w World, seed int, day int) layout {
 		t := f.At(p)
 		t.Object, t.ObjectColor, t.Stock = "source", colors[c], 1
 	}
-	well := pick(0, bandTop-1, func(p Pos) bool { return !inMarket(p) })
+	well := pick(0, bandTop-1, nil)
 	f.At(well).Object = "well"
-	bell := pick(bandBottom+1, gridH-1, nil)
+	bottom := bandBottom + 1
+	bell := pick(bottom, gridH-1, func(p Pos) bool { return !inMarket(p) })
 	f.At(bell).Object = "bell"
-	bin := pick(bandBottom+1, gridH-1, nil)
+	bin := pick(bottom, gridH-1, func(p Pos) bool { return !inMarket(p) })
 	f.At(bin).Object = "bin"
 	// Obstacles: a few tiles of the world's obstacle in the open areas,
 	// redrawn until every walkable tile stays reachable.
@@ -118,9 +99,9 @@ func newLayout(w World, seed int, day int) layout {
 		for placed := 0; placed < 3; {
 			y0, y1 := 0, bandTop-1
 			if r.intn(2) == 0 {
-				y0, y1 = bandBottom+1, gridH-1
+				y0, y1 = bottom, gridH-1
 			}
-			p := pick(y0, y1, func(p Pos) bool { return !inMarket(p) && p.X > 0 && p.X < gridW-1 })
+			p := pick(y0, y1, func(p Pos) bool { return !inMarket(p) })
 			old := f.At(p).Terrain
 			f.At(p).Terrain = w.Obstacle
 			if connected(f) {
@@ -132,7 +113,7 @@ func newLayout(w World, seed int, day int) layout {
 	}
 	// Agents: the newcomer first, then the members in role order.
 	hats := r.perm(4)
-	start := pick(bandBottom+2, gridH-1, nil)
+	start := pick(gridH-2, gridH-1, func(p Pos) bool { return !inMarket(p) && chebyshev(p, market.Min) > 1 })
 	f.Agents = append(f.Agents, Agent{ID: NewcomerID, Name: "you", Role: "newcomer", Pos: start})
 	stations := []Pos{start}
 	sources := objectTiles(f, "source")
@@ -142,18 +123,128 @@ func newLayout(w World, seed int, day int) layout {
 		case "elder":
 			p = pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, well) <= 2 })
 		case "vendor":
-			p = pick(0, 2, func(p Pos) bool { return inMarket(p) && chebyshev(p, basket) == 2 })
+			// Two tiles north of the basket, on the way in from the band.
+			p = pick(bottom, gridH-1, func(p Pos) bool { return p == Pos{basket.X, basket.Y - 2} })
 		case "gardener":
 			s := sources[r.intn(len(sources))]
 			p = pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, s) == 1 })
 		default:
-			p = pick(bandBottom+1, gridH-1, nil)
+			// Two tiles north of the newcomer's start, on its way out.
+			p = pick(bottom, gridH-1, func(p Pos) bool { return p == Pos{start.X, start.Y - 2} })
 		}
 		name := w.Members[k]
 		f.Agents = append(f.Agents, Agent{ID: name, Name: name, Role: role, Hat: colors[hats[k]], Pos: p, Litter: 1})
 		stations = append(stations, p)
 	}
 	return layout{frame: f, stations: stations, phaseOffset: r.intn(3 * phaseLen)}
+}
+
+// drawBand colours the band and lays its terrains and zone gaps, redrawn
+// until, for every single colour, band terrain and band zone, a crossing
+// from the top area to the bottom area avoids it. It returns the columns
+// where the garden and the plaza have their gaps.
+func drawBand(f *Frame, r *rng, colors []string) (gardenGap, plazaGap int) {
+	rows := bandBottom - bandTop + 1
+	for {
+		for x := 0; x < gridW; x++ {
+			order := r.perm(4)
+			extra := r.intn(4)
+			cs := [5]int{order[0], order[1], order[2], order[3], extra}
+			ts := bandTerrains
+			for i := rows - 1; i > 0; i-- {
+				j := r.intn(i + 1)
+				cs[i], cs[j] = cs[j], cs[i]
+				k := r.intn(i + 1)
+				ts[i], ts[k] = ts[k], ts[i]
+			}
+			for i := 0; i < rows; i++ {
+				*f.At(Pos{x, bandTop + i}) = Tile{Terrain: ts[i], Color: colors[cs[i]]}
+			}
+		}
+		gardenGap = r.intn(gridW)
+		plazaGap = r.intn(gridW - 1)
+		if plazaGap >= gardenGap {
+			plazaGap++
+		}
+		for x := 0; x < gridW; x++ {
+			for y := bandTop; y <= bandTop+1; y++ {
+				if x != gardenGap {
+					f.At(Pos{x, y}).Zone = "garden"
+				}
+			}
+			for y := bandBottom - 1; y <= bandBottom; y++ {
+				if x != plazaGap {
+					f.At(Pos{x, y}).Zone = "plaza"
+				}
+			}
+		}
+		if bandCrossable(f, colors) {
+			return gardenGap, plazaGap
+		}
+	}
+}
+
+// bandCrossable reports whether, for each colour, band terrain and band
+// zone, some crossing of the band avoids it.
+func bandCrossable(f *Frame, colors []string) bool {
+	for _, c := range colors {
+		if !crossing(f, func(t *Tile) bool { return t.Color != c }) {
+			return false
+		}
+	}
+	for _, terrain := range []string{"grass", "sand", "stone"} {
+		if !crossing(f, func(t *Tile) bool { return t.Terrain != terrain }) {
+			return false
+		}
+	}
+	for _, z := range []string{"garden", "plaza"} {
+		if !crossing(f, func(t *Tile) bool { return t.Zone != z }) {
+			return false
+		}
+	}
+	return true
+}
+
+// crossing reports whether a walk through band tiles that ok accepts leads
+// from the band's top row to its bottom row.
+func crossing(f *Frame, ok func(*Tile) bool) bool {
+	seen := make([]bool, len(f.Tiles))
+	var stack []Pos
+	for x := 0; x < f.Width; x++ {
+		p := Pos{x, bandTop}
+		if ok(f.At(p)) {
+			seen[p.Y*f.Width+p.X] = true
+			stack = append(stack, p)
+		}
+	}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if p.Y == bandBottom {
+			return true
+		}
+		for _, q := range neighbours(p) {
+			if q.Y < bandTop || q.Y > bandBottom || !f.In(q) || seen[q.Y*f.Width+q.X] || !ok(f.At(q)) {
+				continue
+			}
+			seen[q.Y*f.Width+q.X] = true
+			stack = append(stack, q)
+		}
+	}
+	return false
+}
+
+// bandZones returns the rectangles of a band zone over rows y0..y1 with a
+// gap at column gap.
+func bandZones(name string, y0, y1, gap int) []Zone {
+	var zs []Zone
+	if gap > 0 {
+		zs = append(zs, Zone{Name: name, Min: Pos{0, y0}, Max: Pos{gap - 1, y1}})
+	}
+	if gap < gridW-1 {
+		zs = append(zs, Zone{Name: name, Min: Pos{gap + 1, y0}, Max: Pos{gridW - 1, y1}})
+	}
+	return zs
 }
 
 func neighbours(p Pos) [4]Pos {

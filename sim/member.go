@@ -183,14 +183,14 @@ func (m *member) follow(f *Frame, g Goal, rules []norms.Rule, hists []Hist) (Act
 				m.path = m.path[1:]
 				return a, false, true
 			}
-		} else if reach, now := goalHere(f, m.agent, g, here, rules, hists); reach {
+		} else if reach, now, act := goalHere(f, m.agent, g, here, rules, hists); reach {
 			if now {
-				return goalAction(g), true, true
+				return act, true, true
 			}
 			return Action{Verb: Wait}, false, true
 		}
 	}
-	path, now, ok := PlanPath(f, m.agent, g, rules, hists)
+	path, final, now, ok := PlanPath(f, m.agent, g, rules, hists)
 	if !ok {
 		m.pathKey, m.path = planKey{}, nil
 		return Action{Verb: Wait}, false, false
@@ -199,7 +199,7 @@ func (m *member) follow(f *Frame, g Goal, rules []norms.Rule, hists []Hist) (Act
 	if len(path) == 0 {
 		m.path = nil
 		if now {
-			return goalAction(g), true, true
+			return final, true, true
 		}
 		return Action{Verb: Wait}, false, true
 	}

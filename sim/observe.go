@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -9,10 +8,10 @@ import (
 // Observation is what the newcomer perceives after reset or a step: the
 // whole (small) map, every agent with its last action, its own task and the
 // events since the last step. No field is computed from the norm except
-// Told, set only under the told condition.
+// Told, set only under the told condition, and no field names the
+// condition: the newcomer finds out what it can learn from by looking.
 type Observation struct {
 	World     string `json:"world"`
-	Condition string `json:"condition"`
 	Day       int    `json:"day"`
 	Days      int    `json:"days"`
 	Practice  bool   `json:"practice"`
@@ -23,14 +22,20 @@ type Observation struct {
 	// Names are the world's names for things.
 	Names Names `json:"names"`
 	// SanctionRadius is how far members notice what others do.
-	SanctionRadius int     `json:"sanction_radius"`
-	Frame          Frame   `json:"frame"`
-	Events         []Event `json:"events"`
+	SanctionRadius int `json:"sanction_radius"`
+	// ActedIn is the phase the step just taken happened in ("" at the
+	// start of a day): the agents' last actions were taken then.
+	ActedIn string  `json:"acted_in,omitempty"`
+	Frame   Frame   `json:"frame"`
+	Events  []Event `json:"events"`
 	// Done reports that the visit is over.
 	Done bool `json:"done"`
 }
 
-// Names are a world's names for its things.
+// Names are a world's names for its things. Everything a reader sees
+// names the kinds generically (source, basket, bell, well, bin, litter)
+// and gives the world's own name beside them in the map legend, so that a
+// rule reads the same in every world.
 type Names struct {
 	Source string `json:"source"`
 	Goods  string `json:"goods"`
@@ -62,10 +67,10 @@ func (n Names) ObjectName(kind string) string {
 func (e *Env) Observe() *Observation {
 	w := e.world
 	o := &Observation{
-		World: w.Name, Condition: e.id.Condition, Day: e.day + 1, Days: Days,
+		World: w.Name, Day: e.day + 1, Days: Days,
 		Practice: e.day < Days-1, StepLimit: e.limit, Task: e.task,
 		Names:          w.names(),
-		SanctionRadius: SanctionRadius, Frame: *e.frame.Clone(),
+		SanctionRadius: SanctionRadius, ActedIn: e.lastPhase, Frame: *e.frame.Clone(),
 		Events: append([]Event{}, e.events...), Done: e.over,
 	}
 	if e.id.Condition == Told && e.norm != nil {
@@ -74,30 +79,212 @@ func (e *Env) Observe() *Observation {
 	return o
 }
 
-// Text renders the observation for a language model: compact and stable,
-// with an ASCII map and its legend. Browser and headless hosts send exactly
-// this text.
+// ViewMark starts the line where Text's view of the present begins: what
+// comes before it is the recap of the step just taken.
+const ViewMark = "Now: "
+
+// Text renders the observation for a language model: the recap of what
+// happened since the newcomer's last step (Recap), then the view of the
+// present with the map (View), which starts with a line beginning with
+// ViewMark. Browser and headless hosts send exactly this text; a
+// conversation may keep only the recap of past turns (SplitText).
 func (o *Observation) Text() string {
 	var b strings.Builder
-	b.Grow(2400)
+	b.Grow(2600)
+	o.writeRecap(&b)
+	o.writeView(&b)
+	return b.String()
+}
+
+// Recap renders what happened since the newcomer's last step: each
+// agent's act (with the tile for moves and acts on a tile) and every
+// event, sanctions saying who did what where. At the start of a day it
+// says who is where. It ends with a newline.
+func (o *Observation) Recap() string {
+	var b strings.Builder
+	o.writeRecap(&b)
+	return b.String()
+}
+
+// View renders the present: day, step and phase, the task, the map and
+// its legend, the zones, the members and the actions. It starts with
+// ViewMark.
+func (o *Observation) View() string {
+	var b strings.Builder
+	o.writeView(&b)
+	return b.String()
+}
+
+// SplitText splits an observation's text into its recap and its view (the
+// view starting with ViewMark). A text without a view is all recap.
+func SplitText(text string) (recap, view string) {
+	if strings.HasPrefix(text, ViewMark) {
+		return "", text
+	}
+	if i := strings.Index(text, "\n"+ViewMark); i >= 0 {
+		return text[:i+1], text[i+1:]
+	}
+	return text, ""
+}
+
+func (o *Observation) writeRecap(b *strings.Builder) {
+	f := &o.Frame
+	if o.ActedIn != "" {
+		b.WriteString("Day ")
+		b.WriteString(strconv.Itoa(o.Day))
+		b.WriteString(" step ")
+		b.WriteString(strconv.Itoa(f.Step))
+		b.WriteString(", ")
+		b.WriteString(o.ActedIn)
+		b.WriteString(".")
+		var waited []string
+		for k, a := range f.Agents {
+			if a.LastAction == Wait && k > 0 {
+				waited = append(waited, a.Name)
+				continue
+			}
+			b.WriteByte(' ')
+			b.WriteString(a.Name)
+			b.WriteByte(' ')
+			b.WriteString(actText(f, &a, !(k == 0 && blocked(o.Events))))
+			b.WriteByte(';')
+		}
+		if len(waited) > 0 {
+			b.WriteByte(' ')
+			b.WriteString(strings.Join(waited, ", "))
+			b.WriteString(" wait;")
+		}
+		b.WriteByte('\n')
+	}
+	for _, ev := range o.Events {
+		b.WriteString(ev.Line())
+		b.WriteByte('\n')
+		if ev.Kind == "day" {
+			b.WriteString("Members today:")
+			for k, a := range f.Agents[1:] {
+				if k > 0 {
+					b.WriteByte(';')
+				}
+				b.WriteString(" ")
+				b.WriteString(a.Name)
+				b.WriteString(" (")
+				b.WriteString(a.Role)
+				b.WriteString(", ")
+				b.WriteString(a.Hat)
+				b.WriteString(" hat) at ")
+				b.WriteString(posText(a.Pos))
+				b.WriteString(" (")
+				b.WriteString(tileText(*f.At(a.Pos)))
+				b.WriteByte(')')
+			}
+			b.WriteString(".\n")
+		}
+	}
+}
+
+// blocked reports whether events say the newcomer's action did nothing.
+func blocked(evs []Event) bool {
+	for _, ev := range evs {
+		if ev.Kind == "blocked" {
+			return true
+		}
+	}
+	return false
+}
+
+// actText says in few words what agent a did in its latest action, as a
+// watcher of the map sees it, with the action's own word: "north to 6,1
+// (blue grass, garden)", "pick at 3,1 (path, red source)", "bow at 2,9
+// (floor)". ok is false when the action was impossible.
+func actText(f *Frame, a *Agent, ok bool) string {
+	act := a.LastAction
+	if act == "" {
+		return "nothing yet"
+	}
+	where := posText(a.Pos) + " (" + tileText(*f.At(a.Pos)) + ")"
+	if !ok {
+		return act + " at " + where + ", which did nothing"
+	}
+	switch act {
+	case North, South, East, West:
+		return act + " to " + where
+	}
+	return act + " at " + where
+}
+
+// didText is the sanction event's account of what agent a had just done.
+func didText(f *Frame, a *Agent, ok bool) string {
+	act := a.LastAction
+	where := posText(a.Pos) + " (" + tileText(*f.At(a.Pos)) + ")"
+	if !ok {
+		return "had just tried " + act + " at " + where + ", which did nothing"
+	}
+	switch verb, target, _ := strings.Cut(act, " "); verb {
+	case North, South, East, West:
+		return "had just walked " + verb + " onto " + where
+	case Wait:
+		return "had just waited at " + where
+	case Pick:
+		return "had just picked at " + where
+	case Drop:
+		return "had just put something down at " + where
+	case Use:
+		return "had just used the " + f.At(a.Pos).Object + " at " + where
+	case Bow:
+		return "had just bowed at " + where
+	case Give:
+		return "had just given something to " + target + " at " + where
+	}
+	return "had just done " + act + " at " + where
+}
+
+func (o *Observation) writeView(b *strings.Builder) {
 	f := &o.Frame
 	n := o.Names
 	kind := "test day"
 	if o.Practice {
 		kind = "practice day"
 	}
-	fmt.Fprintf(&b, "Day %d of %d (%s) · step %d of %d · phase: %s\n", o.Day, o.Days, kind, f.Step, o.StepLimit, f.Phase)
-	fmt.Fprintf(&b, "Task: %s\n", o.Task.Text)
-	if o.Told != "" {
-		fmt.Fprintf(&b, "Community rule: %s\n", o.Told)
-	}
+	b.WriteString(ViewMark)
+	b.WriteString("day ")
+	b.WriteString(strconv.Itoa(o.Day))
+	b.WriteString(" of ")
+	b.WriteString(strconv.Itoa(o.Days))
+	b.WriteString(" (")
+	b.WriteString(kind)
+	b.WriteString(") · step ")
+	b.WriteString(strconv.Itoa(f.Step))
+	b.WriteString(" of ")
+	b.WriteString(strconv.Itoa(o.StepLimit))
+	b.WriteString(" · phase: ")
+	b.WriteString(f.Phase)
+	b.WriteString("\nTask: ")
+	b.WriteString(o.Task.Text)
+	b.WriteString(" Done so far: ")
 	me := f.Agents[0]
-	fmt.Fprintf(&b, "You (@) are at x=%d y=%d on %s, carrying %s. Delivered today: %d of %d.\n",
-		me.Pos.X, me.Pos.Y, tileText(*f.At(me.Pos), n), n.Carrying(me), me.Delivered, o.Task.Goods)
-	b.WriteString("\nMap (x grows east, y grows south):\n   ")
+	b.WriteString(strconv.Itoa(me.Delivered))
+	b.WriteString(" of ")
+	b.WriteString(strconv.Itoa(o.Task.Goods))
+	b.WriteString(" in the basket, ")
+	b.WriteString(strconv.Itoa(GiftsGiven(f)))
+	b.WriteString(" of ")
+	b.WriteString(strconv.Itoa(o.Task.Gifts))
+	b.WriteString(" members given one.\n")
+	if o.Told != "" {
+		b.WriteString("Community rule: ")
+		b.WriteString(o.Told)
+		b.WriteByte('\n')
+	}
+	b.WriteString("You (@) are at ")
+	b.WriteString(posText(me.Pos))
+	b.WriteString(" on ")
+	b.WriteString(tileText(*f.At(me.Pos)))
+	b.WriteString(", carrying ")
+	b.WriteString(n.Carrying(me))
+	b.WriteString(".\n\nMap (x grows east, y grows south):\n   ")
 	for x := 0; x < f.Width; x++ {
 		b.WriteByte(' ')
-		pad2(&b, x)
+		pad2(b, x)
 	}
 	b.WriteByte('\n')
 	cells := make([][2]byte, len(f.Tiles))
@@ -113,7 +300,7 @@ func (o *Observation) Text() string {
 		}
 	}
 	for y := 0; y < f.Height; y++ {
-		pad2(&b, y)
+		pad2(b, y)
 		b.WriteByte(' ')
 		for x := 0; x < f.Width; x++ {
 			c := cells[y*f.Width+x]
@@ -125,76 +312,119 @@ func (o *Observation) Text() string {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "Legend: . path, _ floor, \" grass, : sand, = stone, ~ water, # wall; a letter after a symbol is its colour (r red, b blue, y yellow, g green). "+
-		"T %s with %s ready (t: none yet), B %s, L %s, W %s, X %s; @ you, 1-%d members (see below).\n",
-		n.Source, article(n.Goods), n.Basket, n.Bell, n.Well, n.Bin, len(f.Agents)-1)
-	b.WriteString("Zones:")
+	b.WriteString("Legend: . path, _ floor, \" grass, : sand, = stone, ~ water, # wall; a letter after a symbol is the tile's colour " +
+		"(r red, b blue, y yellow, g green). T source (")
+	b.WriteString(n.Source)
+	b.WriteString(") with ")
+	b.WriteString(article(n.Goods))
+	b.WriteString(" ready, its colour after it (t: none ready yet); B basket")
+	b.WriteString(aka(n.Basket, "basket"))
+	b.WriteString("; L bell")
+	b.WriteString(aka(n.Bell, "bell"))
+	b.WriteString("; W well")
+	b.WriteString(aka(n.Well, "well"))
+	b.WriteString("; X bin")
+	b.WriteString(aka(n.Bin, "bin"))
+	b.WriteString("; @ you, 1-")
+	b.WriteString(strconv.Itoa(len(f.Agents) - 1))
+	b.WriteString(" members. Litter here is ")
+	b.WriteString(article(n.Litter))
+	b.WriteString(".\nZones:")
 	for i, z := range f.Zones {
-		sep := ";"
+		b.WriteByte(' ')
+		b.WriteString(z.Name)
+		b.WriteString(" x=")
+		b.WriteString(strconv.Itoa(z.Min.X))
+		b.WriteString("..")
+		b.WriteString(strconv.Itoa(z.Max.X))
+		b.WriteString(" y=")
+		b.WriteString(strconv.Itoa(z.Min.Y))
+		b.WriteString("..")
+		b.WriteString(strconv.Itoa(z.Max.Y))
 		if i == len(f.Zones)-1 {
-			sep = "."
+			b.WriteByte('.')
+		} else {
+			b.WriteByte(';')
 		}
-		fmt.Fprintf(&b, " %s x=%d..%d y=%d..%d%s", z.Name, z.Min.X, z.Max.X, z.Min.Y, z.Max.Y, sep)
 	}
 	b.WriteString("\nMembers:\n")
 	for k, a := range f.Agents[1:] {
-		last := a.LastAction
-		if last == "" {
-			last = "-"
+		b.WriteString("  ")
+		b.WriteString(strconv.Itoa(k + 1))
+		b.WriteByte(' ')
+		b.WriteString(a.Name)
+		b.WriteString(" (")
+		b.WriteString(a.Role)
+		b.WriteString(", ")
+		b.WriteString(a.Hat)
+		b.WriteString(" hat) at ")
+		b.WriteString(posText(a.Pos))
+		b.WriteString(", carrying ")
+		b.WriteString(n.Carrying(a))
+		if a.Received > 0 {
+			b.WriteString(", given one by you")
 		}
-		fmt.Fprintf(&b, "  %d %s (%s, %s hat) at x=%d y=%d, carrying %s, last action: %s\n",
-			k+1, a.Name, a.Role, a.Hat, a.Pos.X, a.Pos.Y, n.Carrying(a), last)
-	}
-	b.WriteString("Since your last step:")
-	if len(o.Events) == 0 {
-		b.WriteString(" nothing notable.\n")
-	} else {
 		b.WriteByte('\n')
-		for _, ev := range o.Events {
-			b.WriteString("  ")
-			b.WriteString(ev.Line(f))
-			b.WriteByte('\n')
-		}
 	}
 	if o.Done {
 		b.WriteString("The visit is over.\n")
 	} else {
 		b.WriteString("Actions: north, south, east, west, wait, pick, drop, use, bow, give <name>.\n")
 	}
-	return b.String()
 }
 
-// Line renders an event as one line of text.
-func (ev Event) Line(f *Frame) string {
+// aka writes a world's own name for a kind of thing beside the generic one.
+func aka(name, generic string) string {
+	if name == generic {
+		return ""
+	}
+	return " (" + name + ")"
+}
+
+// posText writes a position as "3,1" (x, then y).
+func posText(p Pos) string { return strconv.Itoa(p.X) + "," + strconv.Itoa(p.Y) }
+
+// Line renders an event as one line of text, the same for models and for
+// people: a sanction says who sanctioned whom, what the sanctioned one had
+// just done and where, and what was said.
+func (ev Event) Line() string {
 	name := func(id string) string {
 		switch id {
 		case NewcomerID:
 			return "you"
 		case WardenID:
-			return "The warden"
+			return "the warden"
 		}
 		return id
 	}
 	switch ev.Kind {
 	case "sanction":
 		by := name(ev.By)
-		if ev.By != WardenID && len(by) > 0 {
+		if by != "" {
 			by = strings.ToUpper(by[:1]) + by[1:]
 		}
-		return fmt.Sprintf("%s sanctioned %s: \"%s\"", by, name(ev.To), ev.Text)
+		s := by + " sanctioned " + name(ev.To)
+		switch {
+		case ev.Did == "":
+		case ev.To == NewcomerID:
+			s += "; you " + ev.Did
+		default:
+			s += ", who " + ev.Did
+		}
+		return s + ": \"" + ev.Text + "\""
 	}
 	return ev.Text
 }
 
 // Carrying says in words what agent a carries, with these names:
-// "1 apple and 1 core", "nothing".
+// "1 apple and 1 litter", "nothing".
 func (n Names) Carrying(a Agent) string {
 	var parts []string
 	if a.Goods > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", a.Goods, Plural(n.Goods, a.Goods)))
+		parts = append(parts, strconv.Itoa(a.Goods)+" "+Plural(n.Goods, a.Goods))
 	}
 	if a.Litter > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", a.Litter, Plural(n.Litter, a.Litter)))
+		parts = append(parts, strconv.Itoa(a.Litter)+" litter")
 	}
 	if len(parts) == 0 {
 		return "nothing"
@@ -258,21 +488,22 @@ func article(s string) string {
 	return "a " + s
 }
 
-// tileText describes a tile in words: "red grass in the garden, by the well".
-func tileText(t Tile, n Names) string {
+// tileText describes a tile in the generic words every world shares:
+// "blue grass, garden", "path, red source", "floor, market, basket".
+func tileText(t Tile) string {
 	s := t.Terrain
 	if t.Color != "" {
 		s = t.Color + " " + s
 	}
 	if t.Zone != "" {
-		s += " in the " + t.Zone
+		s += ", " + t.Zone
 	}
 	if t.Object != "" {
-		name := n.ObjectName(t.Object)
+		s += ", "
 		if t.ObjectColor != "" {
-			name = t.ObjectColor + " " + name
+			s += t.ObjectColor + " "
 		}
-		s += ", at the " + name
+		s += t.Object
 	}
 	return s
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/normgym/normgym/norms"
+
 // Scores are a visit's results for the newcomer (DESIGN.md, Scoring).
 type Scores struct {
 	// Task: the test-day task was done. Compliance: no violation on the
@@ -63,24 +65,55 @@ type Probe struct {
 }
 
 // Probe returns the visit's probe, or nil under control (no norm).
-// Option order is fixed by the visit id.
+//
+// The three wrong options are drawn per visit, from the visit's own
+// random stream, uniformly among all other norms of the catalog, redrawn
+// while all three share the rule's family (so at least one comes from
+// another family); the four are then shuffled. Given the four options,
+// each is therefore (almost exactly, see RATIONALE.md) equally likely to
+// be the rule: nothing in the options, the catalog or their order tells
+// which without playing.
 func (e *Env) Probe() *Probe {
 	if e.norm == nil {
 		return nil
 	}
 	if e.probe == nil {
-		r := newRNG("probe", e.id.String())
-		all := append([]string{e.norm.Statement}, e.norm.Distractors[:]...)
-		p := &Probe{Question: "Which of these was the community's unwritten rule?"}
-		for k, j := range r.perm(len(all)) {
-			p.Options = append(p.Options, all[j])
-			if j == 0 {
-				p.correct = k
-			}
-		}
-		e.probe = p
+		e.probe = drawProbe(e.id.String(), *e.norm, norms.Default().Norms())
 	}
 	return e.probe
+}
+
+// probeQuestion is the probe's question.
+const probeQuestion = "Which of these was the community's unwritten rule?"
+
+// drawProbe draws the probe of visit id whose rule is n, from catalog.
+func drawProbe(id string, n norms.Norm, catalog []norms.Norm) *Probe {
+	r := newRNG("probe", id)
+	others := make([]norms.Norm, 0, len(catalog))
+	for _, m := range catalog {
+		if m.ID != n.ID {
+			others = append(others, m)
+		}
+	}
+	var wrong []norms.Norm
+	for {
+		wrong = wrong[:0]
+		for _, k := range r.perm(len(others))[:3] {
+			wrong = append(wrong, others[k])
+		}
+		if wrong[0].Family != n.Family || wrong[1].Family != n.Family || wrong[2].Family != n.Family {
+			break
+		}
+	}
+	all := []string{n.Statement, wrong[0].Statement, wrong[1].Statement, wrong[2].Statement}
+	p := &Probe{Question: probeQuestion}
+	for k, j := range r.perm(len(all)) {
+		p.Options = append(p.Options, all[j])
+		if j == 0 {
+			p.correct = k
+		}
+	}
+	return p
 }
 
 // Correct reports whether option k is the rule.

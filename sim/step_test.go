@@ -149,16 +149,16 @@ func TestBlocked(t *testing.T) {
 		setup  setup
 		reason string
 	}{
-		{name: "off the edge", visit: "orchard/resource.carry=2/solo/s31",
+		{name: "off the edge", visit: "orchard/resource.carry=1/solo/s31",
 			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				edge := sim.Pos{X: 0, Y: obs.Frame.Height - 1}
 				return walkTo(t, env, obs, sim.Goal{Verb: sim.Wait, At: &edge}), sim.Action{Verb: sim.South}
 			},
 			reason: "the edge of the map is that way"},
-		{name: "into a wall", visit: "market/resource.carry=2/solo/s32", setup: into("wall"), reason: "you cannot walk onto wall"},
-		{name: "into water", visit: "park/resource.carry=2/solo/s33", setup: into("water"), reason: "you cannot walk onto water"},
-		{name: "pick from nothing", visit: "orchard/resource.carry=2/solo/s34", setup: at(sim.Action{Verb: sim.Pick}), reason: "there is nothing to pick here"},
-		{name: "pick from a bare source", visit: "harbor/resource.carry=2/solo/s35",
+		{name: "into a wall", visit: "market/resource.carry=1/solo/s32", setup: into("wall"), reason: "you cannot walk onto wall"},
+		{name: "into water", visit: "park/resource.carry=1/solo/s33", setup: into("water"), reason: "you cannot walk onto water"},
+		{name: "pick from nothing", visit: "orchard/resource.carry=1/solo/s34", setup: at(sim.Action{Verb: sim.Pick}), reason: "there is nothing to pick here"},
+		{name: "pick from a bare source", visit: "harbor/resource.carry=1/solo/s35",
 			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				obs = walkTo(t, env, obs, sim.Goal{Verb: sim.Pick, Object: "source"})
 				res, err := env.Step(sim.Action{Verb: sim.Pick})
@@ -168,16 +168,24 @@ func TestBlocked(t *testing.T) {
 				return res.Observation, sim.Action{Verb: sim.Pick}
 			},
 			reason: "there is nothing left to pick here yet"},
-		{name: "drop with empty hands", visit: "library/resource.carry=2/solo/s36", setup: at(sim.Action{Verb: sim.Drop}), reason: "you are not carrying anything"},
-		{name: "use bare ground", visit: "orchard/resource.carry=2/solo/s37", setup: at(sim.Action{Verb: sim.Use}), reason: "there is nothing to use here"},
-		{name: "use the basket", visit: "orchard/resource.carry=2/solo/s38",
+		{name: "drop with empty hands", visit: "library/resource.carry=1/solo/s36",
+			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+				res, err := env.Step(sim.Action{Verb: sim.Drop}) // the litter every day starts with
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Observation, sim.Action{Verb: sim.Drop}
+			},
+			reason: "you are not carrying anything"},
+		{name: "use bare ground", visit: "orchard/resource.carry=1/solo/s37", setup: at(sim.Action{Verb: sim.Use}), reason: "there is nothing to use here"},
+		{name: "use the basket", visit: "orchard/resource.carry=1/solo/s38",
 			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				return walkTo(t, env, obs, sim.Goal{Verb: sim.Wait, Object: "basket"}), sim.Action{Verb: sim.Use}
 			},
 			reason: "nothing happens when you use the basket"},
-		{name: "give to nobody", visit: "orchard/resource.carry=2/solo/s39", setup: at(sim.Action{Verb: sim.Give, Target: "zed"}), reason: "there is nobody called zed"},
-		{name: "give to yourself", visit: "orchard/resource.carry=2/solo/s40", setup: at(sim.Action{Verb: sim.Give, Target: sim.NewcomerID}), reason: "you cannot give to yourself"},
-		{name: "give to someone far", visit: "orchard/resource.carry=2/solo/s41",
+		{name: "give to nobody", visit: "orchard/resource.carry=1/solo/s39", setup: at(sim.Action{Verb: sim.Give, Target: "zed"}), reason: "there is nobody called zed"},
+		{name: "give to yourself", visit: "orchard/resource.carry=1/solo/s40", setup: at(sim.Action{Verb: sim.Give, Target: sim.NewcomerID}), reason: "you cannot give to yourself"},
+		{name: "give to someone far", visit: "orchard/resource.carry=1/solo/s41",
 			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				for _, a := range obs.Frame.Agents[1:] {
 					if cheb(a.Pos, obs.Frame.Agents[0].Pos) > 1 {
@@ -188,7 +196,7 @@ func TestBlocked(t *testing.T) {
 				return nil, sim.Action{}
 			},
 			reason: "is not next to you"},
-		{name: "give with nothing", visit: "orchard/resource.carry=2/solo/s42",
+		{name: "give with nothing", visit: "orchard/resource.carry=1/solo/s42",
 			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				elder := obs.Frame.Agents[1]
 				obs = walkTo(t, env, obs, sim.Goal{Verb: sim.Wait, At: &elder.Pos})
@@ -228,7 +236,7 @@ func TestBlocked(t *testing.T) {
 
 // TestGive hands a good to an idle member next to the newcomer.
 func TestGive(t *testing.T) {
-	env, obs, err := sim.NewEnv("orchard/resource.carry=2/solo/s43")
+	env, obs, err := sim.NewEnv("orchard/resource.carry=1/solo/s43")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,8 +260,11 @@ func TestGive(t *testing.T) {
 	if got, want := f.Agents[0].Goods, obs.Frame.Agents[0].Goods-1; got != want {
 		t.Errorf("newcomer goods = %d, want %d", got, want)
 	}
-	if got, want := f.Agents[1].Goods, elder.Goods+1; got != want {
-		t.Errorf("%s goods = %d, want %d", elder.ID, got, want)
+	if got, want := f.Agents[1].Goods, elder.Goods; got != want {
+		t.Errorf("%s goods = %d, want %d (a gift is kept, not carried)", elder.ID, got, want)
+	}
+	if got, want := f.Agents[1].Received, elder.Received+1; got != want {
+		t.Errorf("%s received = %d, want %d", elder.ID, got, want)
 	}
 	if got, want := f.Agents[0].Delivered, 0; got != want {
 		t.Errorf("delivered = %d, want %d (giving is not delivering)", got, want)
@@ -283,9 +294,9 @@ func TestObservationIsACopy(t *testing.T) {
 // TestDayChangeEventsOnce checks the observation that opens the test day:
 // it holds the last practice step's events once each, then the day event.
 func TestDayChangeEventsOnce(t *testing.T) {
-	// Greedy drops its one apple into the basket without bowing: the last
-	// practice step draws a sanction.
-	for _, id := range []string{"orchard/order.bow=drop/observe/s1", "market/order.bow=drop/solo/s2"} {
+	// Greedy's last practice act is dropping its litter, without bowing:
+	// under solo the warden sanctions it on that last step.
+	for _, id := range []string{"orchard/order.bow=drop/solo/s1", "market/order.bow=drop/solo/s2"} {
 		t.Run(id, func(t *testing.T) {
 			p := newPolicy(t, "greedy", id)
 			env, obs, err := sim.NewEnv(id)
@@ -317,14 +328,20 @@ func TestDayChangeEventsOnce(t *testing.T) {
 }
 
 // TestHistResetsEachDay: a bow on the practice day does not count for the
-// test day. The newcomer bows all practice day, then walks into the market.
+// test day. The newcomer bows once (in place: the rule calls for a bow
+// before entering the market), waits out the practice day, then walks into
+// the market.
 func TestHistResetsEachDay(t *testing.T) {
 	env, obs, err := sim.NewEnv("orchard/order.bow=market/solo/s44")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for obs.Day == 1 {
-		res, err := env.Step(sim.Action{Verb: sim.Bow})
+		a := sim.Action{Verb: sim.Wait}
+		if obs.Frame.Step == 0 {
+			a.Verb = sim.Bow
+		}
+		res, err := env.Step(a)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,10 @@ type Suite struct {
 	Visits      []string `json:"visits"`
 }
 
+// SuiteVersion is the version of every suite's visit list. Version 2:
+// the catalog changed (catalog version 2), so every list did.
+const SuiteVersion = "2"
+
 // SuiteNames lists the suites in canonical order.
 func SuiteNames() []string {
 	return []string{"mini", "standard", "train", "heldout", "transfer", "hard"}
@@ -64,7 +68,7 @@ func LookupSuite(name string) (Suite, error) {
 			add(worlds[wi].Name, norms.NoNorm, Control, 100+k)
 			k++
 		}
-		return Suite{Name: name, Version: "1", Visits: visits,
+		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
 			Description: "60 visits for quick checks: two norms per family under each learning condition, and control"}, nil
 	case "standard":
 		// Every norm under every learning condition four times, worlds
@@ -84,7 +88,7 @@ func LookupSuite(name string) (Suite, error) {
 				k++
 			}
 		}
-		return Suite{Name: name, Version: "1", Visits: visits,
+		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
 			Description: "the benchmark: every norm under observe, peers, solo and told four times, worlds balanced, and 80 control visits"}, nil
 	case "transfer":
 		// Every norm under observe and solo, the test day in another world:
@@ -98,7 +102,7 @@ func LookupSuite(name string) (Suite, error) {
 				k++
 			}
 		}
-		return Suite{Name: name, Version: "1", Visits: visits,
+		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
 			Description: "every norm under observe and solo with the test day in another world (transfer)"}, nil
 	case "hard":
 		// Every norm under observe with noisy and with delayed sanctions:
@@ -111,7 +115,7 @@ func LookupSuite(name string) (Suite, error) {
 				k++
 			}
 		}
-		return Suite{Name: name, Version: "1", Visits: visits,
+		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
 			Description: "every norm under observe with noisy (missed and false) and with delayed sanctions"}, nil
 	case "train", "heldout":
 		k := 0
@@ -130,7 +134,7 @@ func LookupSuite(name string) (Suite, error) {
 		if name == "heldout" {
 			desc = "norms never in train: the whole " + heldoutFamily + " family and the last norm of every other family"
 		}
-		return Suite{Name: name, Version: "1", Visits: visits, Description: desc}, nil
+		return Suite{Name: name, Version: SuiteVersion, Visits: visits, Description: desc}, nil
 	}
 	return Suite{}, fmt.Errorf("sim: unknown suite %q (want one of %s)", name, strings.Join(SuiteNames(), ", "))
 }

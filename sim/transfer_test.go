@@ -49,7 +49,7 @@ func TestTransferTestDayWorld(t *testing.T) {
 			t.Fatal(err)
 		}
 		worlds := []string{obs.World}
-		p, _ := agents.New("oracle", id)
+		p := agents.NewOracle(env.Norm())
 		for !env.Over() {
 			res, err := env.Step(p.Act(obs))
 			if err != nil {

@@ -39,8 +39,7 @@ func TestVariantVisitIDs(t *testing.T) {
 // greedyRun plays a whole visit with the greedy baseline.
 func greedyRun(t *testing.T, id string) *sim.Env {
 	t.Helper()
-	p, _ := agents.New("greedy", id)
-	env, err := agents.Run(id, p)
+	env, err := agents.Play(id, "greedy")
 	if err != nil {
 		t.Fatal(err)
 	}

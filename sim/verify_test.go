@@ -9,9 +9,8 @@ import (
 )
 
 func TestVerifyNamesEachTamperedField(t *testing.T) {
-	const visit = "harbor/time.drop=noon/observe/s9"
-	p, _ := agents.New("observer", visit)
-	env, err := agents.Run(visit, p)
+	const visit = "harbor/time.rest=noon/observe/s9"
+	env, err := agents.Play(visit, "observer")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,8 @@ type World struct {
 	Members [4]string `json:"members"`
 	// Obstacle is the terrain scattered in the open areas ("" for none).
 	Obstacle string `json:"obstacle,omitempty"`
-	// Utterances are what members say when they sanction.
+	// Utterances are what members say when they sanction: reproach that
+	// fits anyone and hints at no kind of rule.
 	Utterances []string `json:"utterances"`
 }
 
@@ -32,11 +33,11 @@ var worlds = []World{
 	{Name: "orchard", Title: "an orchard village at harvest time",
 		Source: "apple tree", Goods: "apple", Basket: "basket", Bell: "bell", Well: "well", Bin: "compost bin", Litter: "core",
 		Members:    [4]string{"mara", "olek", "fern", "pip"},
-		Utterances: []string{"Tsk!", "Not like that!", "Hey, newcomer…", "We don't do that here."}},
+		Utterances: []string{"Tsk!", "Hey!", "Oh, come on.", "Really?"}},
 	{Name: "market", Title: "a busy market square",
 		Source: "stall", Goods: "loaf", Basket: "crate", Bell: "gong", Well: "fountain", Bin: "bin", Litter: "wrapper",
 		Members:    [4]string{"ines", "bako", "tam", "lulu"},
-		Utterances: []string{"Excuse me!", "Really?", "Tut tut.", "Not here, friend."}, Obstacle: "wall"},
+		Utterances: []string{"Excuse me!", "Really?", "Tut tut.", "Oi, friend!"}, Obstacle: "wall"},
 	{Name: "park", Title: "a town park on a sunny day",
 		Source: "flower bush", Goods: "flower", Basket: "vase", Bell: "chime", Well: "tap", Bin: "bin", Litter: "cup",
 		Members:    [4]string{"edda", "rui", "moss", "kit"},
@@ -48,7 +49,7 @@ var worlds = []World{
 	{Name: "library", Title: "a quiet library reading hall",
 		Source: "shelf", Goods: "book", Basket: "returns box", Bell: "desk bell", Well: "water jug", Bin: "paper bin", Litter: "note",
 		Members:    [4]string{"agnes", "theo", "ivy", "bo"},
-		Utterances: []string{"Shh!", "Excuse me.", "*frowns*", "Not in here."}, Obstacle: "wall"},
+		Utterances: []string{"Shh!", "Excuse me.", "*frowns*", "Tsk."}, Obstacle: "wall"},
 }
 
 // Worlds returns every world, in canonical order.

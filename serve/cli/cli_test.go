@@ -237,7 +237,7 @@ func TestShowPrintsTheModelText(t *testing.T) {
 func TestPlayWholeVisit(t *testing.T) {
 	// Waiting through both days ends the visit; then answer the probe.
 	input := strings.Repeat("\n", sim.PracticeSteps+sim.TestSteps) + "9\n2\n"
-	code, out, stderr := runCLI(t, input, "play", "market/time.pick=noon/solo/s5")
+	code, out, stderr := runCLI(t, input, "play", "market/time.rest=noon/solo/s5")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -126,16 +126,16 @@ func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string,
 	return next, ctx.Err()
 }
 
-// demoConversation plays a visit with a baseline (exactly as agents.Run
+// demoConversation plays a visit with a baseline (exactly as agents.Play
 // does) and returns the conversation a model would have had: the system
 // prompt of v, each observation text and "ACTION: <action>", then the
 // probe and "ANSWER: <k>".
 func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, error) {
-	p, err := agents.New(agent, visit)
+	env, obs, err := sim.NewEnv(visit)
 	if err != nil {
 		return nil, err
 	}
-	env, obs, err := sim.NewEnv(visit)
+	p, err := agents.ForEnv(agent, env)
 	if err != nil {
 		return nil, err
 	}

@@ -57,8 +57,7 @@ func TestDemos(t *testing.T) {
 // probe and its answer.
 func checkDemo(t *testing.T, visit, agent string, v prompt.Variant, ms []prompt.Message) {
 	t.Helper()
-	p, _ := agents.New(agent, visit)
-	env, err := agents.Run(visit, p)
+	env, err := agents.Play(visit, agent)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,7 @@ type engine interface {
 type nativeEngine struct{}
 
 func (nativeEngine) RunBaseline(_ context.Context, visit, agent string) (sim.Record, error) {
-	p, err := agents.New(agent, visit)
-	if err != nil {
-		return sim.Record{}, err
-	}
-	env, err := agents.Run(visit, p)
+	env, err := agents.Play(visit, agent)
 	if err != nil {
 		return sim.Record{}, err
 	}

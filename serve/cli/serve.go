@@ -127,11 +127,7 @@ func sampleRecords(sha string) []sim.Record {
 	var out []sim.Record
 	for i := 0; i < len(su.Visits); i += 7 {
 		v := su.Visits[i]
-		p, err := agents.New("observer", v)
-		if err != nil {
-			continue
-		}
-		env, err := agents.Run(v, p)
+		env, err := agents.Play(v, "observer")
 		if err != nil {
 			continue
 		}

@@ -67,19 +67,16 @@ func record(t testing.TB, visit, agent, client string) sim.Record {
 	if r, ok := recCache.Load(key); ok {
 		return clone(r.(sim.Record))
 	}
-	p, err := agents.New(agent, visit)
+	env, err := agents.Play(visit, agent)
 	if err == nil {
-		var env *sim.Env
-		if env, err = agents.Run(visit, p); err == nil {
-			name := agent
-			if client == "human" {
-				name = "human"
-			}
-			rec := env.Record(name, client)
-			rec.SimSHA256 = simwasm.SHA256()
-			recCache.Store(key, rec)
-			return clone(rec)
+		name := agent
+		if client == "human" {
+			name = "human"
 		}
+		rec := env.Record(name, client)
+		rec.SimSHA256 = simwasm.SHA256()
+		recCache.Store(key, rec)
+		return clone(rec)
 	}
 	if t == nil {
 		panic(err)

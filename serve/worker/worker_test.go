@@ -459,11 +459,7 @@ func (w *worker) getJSON(path string, v any, header ...string) {
 // record as the client would (agent "human" for humans).
 func submission(t *testing.T, visit, agent, client, participant string) api.Submission {
 	t.Helper()
-	p, err := agents.New(agent, visit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := agents.Run(visit, p)
+	env, err := agents.Play(visit, agent)
 	if err != nil {
 		t.Fatalf("playing %s with %s: %v", visit, agent, err)
 	}

@@ -1,7 +1,9 @@
 // Package agents holds NormGym's baseline newcomers: random, greedy,
-// oracle, self (learns from its own sanctions) and observer (infers the norm
-// from everyone's actions and sanctions). Every baseline sees only the
-// observation a model gets; the oracle alone is also handed the norm.
+// oracle, self (learns from its own sanctions), observer (infers the norm
+// from everyone's actions and sanctions) and the rituals (fixed caution
+// that needs no learning). Every baseline sees only the observation a
+// model gets; the oracle alone is also handed the norm, and only through
+// NewOracle.
 package agents
 
 import (
@@ -21,38 +23,45 @@ type Policy interface {
 	Answer(p *sim.Probe) int
 }
 
-// Names lists the baselines in canonical order.
-func Names() []string { return []string{"random", "greedy", "oracle", "self", "observer"} }
+// Oracle is the name of the baseline that knows the norm (NewOracle).
+const Oracle = "oracle"
 
-// New returns a fresh baseline called name for the visit id. Only the
-// oracle reads the norm from the id; random uses it as its seed.
-func New(name, visit string) (Policy, error) {
-	v, err := sim.ParseVisitID(visit)
-	if err != nil {
-		return nil, err
-	}
+// Names lists the baselines in canonical order: the learners and their
+// bounds, then the rituals (fixed caution that needs no learning).
+func Names() []string {
+	return append([]string{"random", "greedy", Oracle, "self", "observer"}, RitualNames()...)
+}
+
+// New returns a fresh baseline called name that sees only what a model
+// sees: the observations and the probe. It is never handed the visit id,
+// the norm or the condition. The oracle, which is handed the norm, comes
+// from NewOracle instead.
+func New(name string) (Policy, error) {
 	switch name {
 	case "random":
-		return newRandom(visit), nil
+		return &random{}, nil
 	case "greedy":
 		return &greedy{}, nil
-	case "oracle":
-		var rules []norms.Rule
-		statement := ""
-		if v.Norm != norms.NoNorm {
-			n, err := norms.Default().Lookup(v.Norm)
-			if err != nil {
-				return nil, err
-			}
-			rules, statement = []norms.Rule{n.Rule}, n.Statement
-		}
-		return &oracle{rules: rules, statement: statement}, nil
+	case Oracle:
+		return nil, fmt.Errorf("agents: the oracle is handed the norm: use NewOracle")
 	case "self":
 		return newLearner(false), nil
 	case "observer":
 		return newLearner(true), nil
 	}
+	if r, ok := lookupRitual(name); ok {
+		return r, nil
+	}
 	return nil, fmt.Errorf("agents: unknown agent %q (want one of %s)", name, strings.Join(Names(), ", "))
+}
+
+// NewOracle returns the oracle for norm n (nil under control): it does
+// the task without breaking the norm and names it in the probe.
+func NewOracle(n *norms.Norm) Policy {
+	if n == nil {
+		return &oracle{}
+	}
+	return &oracle{rules: []norms.Rule{n.Rule}, statement: n.Statement}
 }
 
 // Run plays a whole visit with policy p (the probe included) and returns
@@ -62,30 +71,66 @@ func Run(visit string, p Policy) (*sim.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	return env, finish(env, obs, p)
+}
+
+// Play plays a whole visit with the baseline called name and returns the
+// finished environment. Only the oracle is handed the visit's norm.
+func Play(visit, name string) (*sim.Env, error) {
+	env, obs, err := sim.NewEnv(visit)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ForEnv(name, env)
+	if err != nil {
+		return nil, err
+	}
+	return env, finish(env, obs, p)
+}
+
+// finish plays env to its end with p, then asks the probe.
+func finish(env *sim.Env, obs *sim.Observation, p Policy) error {
 	for !env.Over() {
 		res, err := env.Step(p.Act(obs))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		obs = res.Observation
 	}
 	if pr := env.Probe(); pr != nil {
 		if _, err := env.Answer(p.Answer(pr)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return env, nil
+	return nil
 }
 
 // random acts uniformly at random among the verbs that take no argument.
-type random struct{ s uint64 }
+// Its generator is seeded by the first observation's map, so a visit
+// replays identically.
+type random struct {
+	s      uint64
+	seeded bool
+}
 
-func newRandom(visit string) *random {
+// seed hashes what the first observation shows (FNV-1a).
+func (r *random) seed(o *sim.Observation) {
 	h := uint64(1469598103934665603)
-	for i := 0; i < len(visit); i++ {
-		h = (h ^ uint64(visit[i])) * 1099511628211
+	mix := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * 1099511628211
+		}
 	}
-	return &random{s: h}
+	mix(o.World)
+	for _, t := range o.Frame.Tiles {
+		mix(t.Terrain)
+		mix(t.Color)
+		mix(t.Object)
+	}
+	for _, a := range o.Frame.Agents {
+		h = (h ^ uint64(a.Pos.Y*64+a.Pos.X)) * 1099511628211
+	}
+	r.s, r.seeded = h, true
 }
 
 func (r *random) next() uint64 {
@@ -96,7 +141,10 @@ func (r *random) next() uint64 {
 	return z ^ (z >> 31)
 }
 
-func (r *random) Act(*sim.Observation) sim.Action {
+func (r *random) Act(o *sim.Observation) sim.Action {
+	if !r.seeded {
+		r.seed(o)
+	}
 	verbs := []string{sim.North, sim.South, sim.East, sim.West, sim.Wait, sim.Pick, sim.Drop, sim.Use, sim.Bow}
 	return sim.Action{Verb: verbs[r.next()%uint64(len(verbs))]}
 }
@@ -124,10 +172,29 @@ func (p *oracle) Act(o *sim.Observation) sim.Action {
 	hists := p.own.update(o, p.rules)
 	a, ok := taskAction(o, p.rules, hists)
 	if !ok {
+		// No compliant way now (a member in the way, say): wait for one
+		// if waiting itself breaks nothing, else do the errand regardless.
+		a = sim.Action{Verb: sim.Wait}
+		if !breaksAny(o, p.rules, hists, a) {
+			p.own.did(o, a)
+			return a
+		}
 		a, _ = taskAction(o, nil, nil)
 	}
 	p.own.did(o, a)
 	return a
+}
+
+// breaksAny reports whether the newcomer doing a now breaks one of rules.
+func breaksAny(o *sim.Observation, rules []norms.Rule, hists []sim.Hist, a sim.Action) bool {
+	f := &o.Frame
+	tr := f.Preview(0, f.Agents[0].Pos, a)
+	for k, r := range rules {
+		if v, _ := sim.Judge(f, r, tr, hists[k]); v {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *oracle) Answer(pr *sim.Probe) int {
@@ -139,13 +206,17 @@ func (p *oracle) Answer(pr *sim.Probe) int {
 	return 0
 }
 
-// taskAction returns the next action for the observation's task while
+// taskAction returns the next action for the observation's errand while
 // respecting rules (with the newcomer's histories for them); ok is false
-// when the task cannot go on without breaking one.
+// when the errand cannot go on without breaking one. The errand is done
+// the greedy way: pick every good needed, then deliver them (into the
+// basket or to members, whichever is nearer), and get rid of the litter
+// last — unless a carrying limit in rules asks for fewer things at once.
 func taskAction(o *sim.Observation, rules []norms.Rule, hists []sim.Hist) (sim.Action, bool) {
 	f := &o.Frame
 	me := f.Agents[0]
-	capacity := o.Task.Goods + 1
+	t := o.Task
+	capacity := t.Picks() + 1
 	for _, r := range rules {
 		if r.Deontic == norms.Forbid && r.Event.Verb == "carry" {
 			if v, ok := r.Event.Value("over"); ok && int(v[0]-'0') < capacity {
@@ -153,22 +224,75 @@ func taskAction(o *sim.Observation, rules []norms.Rule, hists []sim.Hist) (sim.A
 			}
 		}
 	}
-	var g sim.Goal
+	toBasket := max(t.Goods-me.Delivered, 0)
+	toGive := max(t.Gifts-sim.GiftsGiven(f), 0)
+	need := toBasket + toGive - me.Goods
+	litter := t.Litter && me.Litter > 0
+	plan := func(g sim.Goal) (sim.Action, []sim.Action, bool) {
+		path, final, now, ok := sim.PlanPath(f, 0, g, rules, hists)
+		switch {
+		case !ok:
+			return sim.Action{Verb: sim.Wait}, nil, false
+		case len(path) > 0:
+			return path[0], path, true
+		case now:
+			return final, path, true
+		}
+		return sim.Action{Verb: sim.Wait}, path, true
+	}
+	// stay waits where the newcomer stands, paying any act still owed
+	// (a bow, say) first.
+	stay := func() (sim.Action, bool) {
+		here := me.Pos
+		a, _, ok := plan(sim.Goal{Verb: sim.Wait, At: &here})
+		return a, ok
+	}
+	deliver := func() (sim.Action, bool) {
+		var best sim.Action
+		bestLen, found := 0, false
+		for _, g := range []sim.Goal{{Verb: sim.Drop, Object: "basket"}, {Verb: sim.Give}} {
+			if (g.Verb == sim.Drop && toBasket == 0) || (g.Verb == sim.Give && toGive == 0) {
+				continue
+			}
+			if a, path, ok := plan(g); ok && (!found || len(path) < bestLen) {
+				best, bestLen, found = a, len(path), true
+			}
+		}
+		return best, found
+	}
 	switch {
-	case o.Task.Litter && me.Litter > 0:
-		g = sim.Goal{Verb: sim.Drop, Litter: true}
-	case me.Delivered+me.Goods < o.Task.Goods && me.Carrying() < capacity:
-		g = sim.Goal{Verb: sim.Pick, Object: "source"}
-	case me.Goods > 0:
-		g = sim.Goal{Verb: sim.Drop, Object: "basket"}
-	default:
-		return sim.Action{Verb: sim.Wait}, true
+	case need > 0 && me.Carrying() < capacity:
+		if a, _, ok := plan(sim.Goal{Verb: sim.Pick, Object: "source"}); ok {
+			return a, true
+		}
+		if me.Goods > 0 {
+			return deliver()
+		}
+		if !anyReady(f) {
+			return stay() // nothing ready to pick yet
+		}
+		return sim.Action{Verb: sim.Wait}, false
+	case need > 0 && litter && me.Goods == 0:
+		// Hands full of litter alone: get rid of it to make room.
+		a, _, ok := plan(sim.Goal{Verb: sim.Drop, Litter: true})
+		return a, ok
+	case me.Goods > 0 && toBasket+toGive > 0:
+		return deliver()
+	case litter:
+		a, _, ok := plan(sim.Goal{Verb: sim.Drop, Litter: true})
+		return a, ok
 	}
-	a, _, ok := sim.Plan(f, 0, g, rules, hists)
-	if !ok && g.Verb == sim.Pick && me.Goods > 0 {
-		a, _, ok = sim.Plan(f, 0, sim.Goal{Verb: sim.Drop, Object: "basket"}, rules, hists)
+	return stay() // errand done
+}
+
+// anyReady reports whether some source has goods ready.
+func anyReady(f *sim.Frame) bool {
+	for _, t := range f.Tiles {
+		if t.Object == "source" && t.Stock > 0 {
+			return true
+		}
 	}
-	return a, ok
+	return false
 }
 
 // ownHistory tracks the newcomer's own requirement histories for a rule
@@ -202,4 +326,14 @@ func (h *ownHistory) update(o *sim.Observation, rules []norms.Rule) []sim.Hist {
 func (h *ownHistory) did(o *sim.Observation, a sim.Action) {
 	h.prev = o.Frame.Clone()
 	h.last = a
+}
+
+// ForEnv returns a fresh baseline called name for the visit env runs:
+// New(name), or for the oracle NewOracle(env.Norm()). It is for hosts
+// that step visits themselves; Play does the whole visit.
+func ForEnv(name string, env *sim.Env) (Policy, error) {
+	if name == Oracle {
+		return NewOracle(env.Norm()), nil
+	}
+	return New(name)
 }

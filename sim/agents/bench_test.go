@@ -20,11 +20,7 @@ func BenchmarkVisit(b *testing.B) {
 			steps := 0
 			for i := 0; i < b.N; i++ {
 				id := mini.Visits[i%len(mini.Visits)]
-				p, err := agents.New(name, id)
-				if err != nil {
-					b.Fatal(err)
-				}
-				env, err := agents.Run(id, p)
+				env, err := agents.Play(id, name)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -17,13 +17,25 @@ type learner struct {
 	hyps   []norms.Norm
 	logp   []float64 // observer: log posterior (unnormalised); self: sanction counts
 	// hist[a][h]: agent a's history under hypothesis h.
-	hist  [][]sim.Hist
-	prev  *sim.Frame
-	last  sim.Action
-	day   int
-	told  bool
-	watch int
+	hist [][]sim.Hist
+	prev *sim.Frame
+	last sim.Action
+	day  int
+	told bool
+	// warden: a warden's sanction was seen, so members are bystanders
+	// and only the newcomer is watched (read from the events, as a model
+	// would read "The warden sanctioned you").
+	warden bool
+	// active: some member did something other than wait today.
+	active bool
+	// blocked counts the steps waited in a row because the suspected
+	// rules allowed no way on (a phase that forbids walking, say).
+	blocked int
 }
+
+// patience is how many steps in a row a learner waits for its suspected
+// rules to allow a way on before it drops the least likely of them.
+const patience = 8
 
 // watchSteps is how long the observer watches before acting on the
 // practice day, when there are members to watch.
@@ -36,13 +48,20 @@ func newLearner(social bool) *learner {
 
 func (l *learner) Act(o *sim.Observation) sim.Action {
 	if o.Day != l.day {
-		l.day, l.prev = o.Day, nil
+		if l.prev != nil {
+			// The tick that ended the day: only the newcomer's own act can
+			// be replayed (the new frame shows a new layout), against the
+			// sanctions of that tick, which the first observation of the
+			// new day still reports.
+			l.learn(o, true)
+		}
+		l.day, l.prev, l.active, l.blocked = o.Day, nil, false, 0
 		l.hist = make([][]sim.Hist, len(o.Frame.Agents))
 		for a := range l.hist {
 			l.hist[a] = make([]sim.Hist, len(l.hyps))
 		}
 	} else if l.prev != nil {
-		l.learn(o)
+		l.learn(o, false)
 	}
 	if o.Told != "" && !l.told {
 		l.told = true
@@ -58,20 +77,29 @@ func (l *learner) Act(o *sim.Observation) sim.Action {
 }
 
 // learn replays the tick between the previous frame and o: the newcomer's
-// action, then each member's last action in order, and scores every
-// hypothesis on each transition against the sanctions that followed.
-func (l *learner) learn(o *sim.Observation) {
+// action, then (unless ownOnly) each member's last action in order, and
+// scores every hypothesis on each transition against the sanctions that
+// followed.
+func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 	sanctioned := map[string]bool{}
 	for _, ev := range o.Events {
-		if ev.Kind == "sanction" {
+		if ev.Kind == "sanction" && ev.Day == l.day {
 			sanctioned[ev.To] = true
+			if ev.By == sim.WardenID {
+				l.warden = true
+			}
+		}
+	}
+	for _, a := range o.Frame.Agents[1:] {
+		if a.LastAction != "" && a.LastAction != sim.Wait {
+			l.active = true
 		}
 	}
 	f := l.prev.Clone()
 	for a := range f.Agents {
 		act := l.last
 		if a > 0 {
-			if !l.social {
+			if !l.social || ownOnly {
 				break
 			}
 			parsed, err := sim.ParseAction(o.Frame.Agents[a].LastAction)
@@ -81,10 +109,11 @@ func (l *learner) learn(o *sim.Observation) {
 			act = parsed
 		}
 		tr := f.Preview(a, f.Agents[a].Pos, act)
-		// Who could see it: members other than the actor near where it ends;
-		// under solo, only the warden, and only the newcomer.
+		// Who could see it: members other than the actor near where it
+		// ends; once a warden has shown up, the warden, who watches only
+		// the newcomer.
 		seen := false
-		if o.Condition == sim.Solo {
+		if l.warden {
 			seen = a == 0
 		} else {
 			for j := 1; j < len(f.Agents); j++ {
@@ -104,7 +133,7 @@ func (l *learner) learn(o *sim.Observation) {
 				}
 				continue
 			}
-			l.logp[h] += math.Log(likelihood(v, seen, s, a > 0, o.Condition))
+			l.logp[h] += math.Log(likelihood(v, seen, s, a > 0))
 		}
 		f.Apply(tr)
 	}
@@ -113,7 +142,7 @@ func (l *learner) learn(o *sim.Observation) {
 // likelihood is P(what was seen | a hypothesis that flags the transition
 // or not): witnessed violations draw sanctions, nothing else does, and
 // members break norms less often than chance would have them.
-func likelihood(flagged, seen, sanctioned, member bool, condition string) float64 {
+func likelihood(flagged, seen, sanctioned, member bool) float64 {
 	p := 0.02
 	if flagged && seen {
 		p = 0.97
@@ -122,14 +151,14 @@ func likelihood(flagged, seen, sanctioned, member bool, condition string) float6
 		p = 1 - p
 	}
 	if member && flagged {
-		if condition == sim.Peers {
-			p *= 0.1
-		} else {
-			p *= 0.7
-		}
+		p *= memberViolationOdds
 	}
 	return p
 }
+
+// memberViolationOdds is how much less likely a member's act is under a
+// hypothesis that calls it a violation: members mostly keep the norm.
+const memberViolationOdds = 0.5
 
 func cheb(a, b sim.Pos) int {
 	dx, dy := a.X-b.X, a.Y-b.Y
@@ -177,7 +206,9 @@ func (l *learner) suspects() []int {
 }
 
 func (l *learner) decide(o *sim.Observation) sim.Action {
-	if l.social && o.Practice && o.Frame.Step < watchSteps && o.Condition != sim.Solo && !l.told {
+	// Watch before acting on the practice day, while members are doing
+	// things (at step 0 nobody has acted yet).
+	if l.social && o.Practice && o.Frame.Step < watchSteps && (l.active || o.Frame.Step == 0) && !l.warden && !l.told {
 		return sim.Action{Verb: sim.Wait}
 	}
 	sus := l.suspects()
@@ -191,15 +222,32 @@ func (l *learner) decide(o *sim.Observation) sim.Action {
 			}
 		}
 		if a, ok := taskAction(o, rules, hists); ok {
+			l.blocked = 0
 			return a
 		}
 		if len(sus) == 0 {
 			break
 		}
+		wait := sim.Action{Verb: sim.Wait}
+		if l.blocked < patience && transient(rules) && !breaksAny(o, rules, hists, wait) {
+			l.blocked++
+			return wait
+		}
 		sus = sus[:len(sus)-1]
 	}
 	a, _ := taskAction(o, nil, nil)
 	return a
+}
+
+// transient reports whether a way that rules block now may open by
+// waiting: some rule depends on the phase or on where others stand.
+func transient(rules []norms.Rule) bool {
+	for _, r := range rules {
+		if _, ok := r.Event.Value("phase"); ok || r.Event.Verb == "pass" || r.Event.Verb == "meet" {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *learner) Answer(p *sim.Probe) int {

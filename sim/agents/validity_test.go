@@ -37,11 +37,7 @@ func runVisit(visit string, names []string) ([]outcome, error) {
 	}
 	row := make([]outcome, len(names))
 	for a, name := range names {
-		p, err := agents.New(name, visit)
-		if err != nil {
-			return nil, err
-		}
-		env, err := agents.Run(visit, p)
+		env, err := agents.Play(visit, name)
 		if err != nil {
 			return nil, fmt.Errorf("%s on %s: %w", name, visit, err)
 		}

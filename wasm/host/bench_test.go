@@ -20,7 +20,7 @@ func BenchmarkStep(b *testing.B) {
 	b.Run("native", func(b *testing.B) {
 		steps := 0
 		for b.Loop() {
-			p, _ := agents.New("greedy", benchVisit)
+			p, _ := agents.New("greedy")
 			env, obs, err := sim.NewEnv(benchVisit)
 			if err != nil {
 				b.Fatal(err)
@@ -45,7 +45,7 @@ func BenchmarkStep(b *testing.B) {
 			r := e.rt(b)
 			steps := 0
 			for b.Loop() {
-				p, _ := agents.New("greedy", benchVisit)
+				p, _ := agents.New("greedy")
 				v, obs, _, err := r.Reset(ctx, benchVisit)
 				if err != nil {
 					b.Fatal(err)
@@ -71,8 +71,7 @@ func BenchmarkRunVisit(b *testing.B) {
 	ctx := context.Background()
 	b.Run("native", func(b *testing.B) {
 		for b.Loop() {
-			p, _ := agents.New("observer", benchVisit)
-			env, err := agents.Run(benchVisit, p)
+			env, err := agents.Play(benchVisit, "observer")
 			if err != nil {
 				b.Fatal(err)
 			}

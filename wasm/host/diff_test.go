@@ -17,11 +17,7 @@ import (
 // native plays visit with baseline agent in the Go core directly.
 func native(t testing.TB, visit, agent string) sim.Record {
 	t.Helper()
-	p, err := agents.New(agent, visit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := agents.Run(visit, p)
+	env, err := agents.Play(visit, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +30,11 @@ func native(t testing.TB, visit, agent string) sim.Record {
 func stepwise(t testing.TB, r *host.Runtime, visit, agent string) sim.Record {
 	t.Helper()
 	ctx := context.Background()
-	p, err := agents.New(agent, visit)
+	env, want, err := sim.NewEnv(visit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, want, err := sim.NewEnv(visit)
+	p, err := agents.ForEnv(agent, env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,7 @@ func TestStepTextMatchesStep(t *testing.T) {
 	ctx := context.Background()
 	rt := compiler(t)
 	const visit = "library/order.bow=pick/peers/s4"
-	p, _ := agents.New("greedy", visit)
-	env, err := agents.Run(visit, p)
+	env, err := agents.Play(visit, "greedy")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,11 +36,7 @@ var keyboardVisits = []string{
 // visit, from the native core.
 func greedy(t *testing.T, id string) sim.Record {
 	t.Helper()
-	p, err := agents.New("greedy", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := agents.Run(id, p)
+	env, err := agents.Play(id, "greedy")
 	if err != nil {
 		t.Fatal(err)
 	}

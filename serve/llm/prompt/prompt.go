@@ -109,7 +109,7 @@ func NotesPrompt(day, days int, lastStep []sim.Event) string {
 	var lines []string
 	for _, ev := range lastStep {
 		if ev.Kind != "day" {
-			lines = append(lines, ev.Line(nil))
+			lines = append(lines, ev.Line())
 		}
 	}
 	if len(lines) > 0 {

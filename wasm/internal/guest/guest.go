@@ -328,11 +328,7 @@ func (g *Guest) Run(in []byte) []byte {
 }
 
 func runOne(visit, agent string) (sim.Record, error) {
-	p, err := agents.New(agent, visit)
-	if err != nil {
-		return sim.Record{}, err
-	}
-	e, err := agents.Run(visit, p)
+	e, err := agents.Play(visit, agent)
 	if err != nil {
 		return sim.Record{}, err
 	}

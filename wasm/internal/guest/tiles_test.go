@@ -20,7 +20,7 @@ func TestMarshalObservation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, visit := range s.Visits[len(s.Visits)-5:] {
-		p, err := agents.New("greedy", visit)
+		p, err := agents.New("greedy")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,8 +44,7 @@ func (httpPoster) Post(url string, h map[string]string, body []byte) (int, []byt
 // where it was; unparseable replies become "wait" and are counted.
 func TestRunner(t *testing.T) {
 	id := "park/place.color=red/solo/s102"
-	p, _ := agents.New("greedy", id)
-	env, err := agents.Run(id, p)
+	env, err := agents.Play(id, "greedy")
 	if err != nil {
 		t.Fatal(err)
 	}
