@@ -115,6 +115,7 @@ type Env struct {
 	pending   []pendingSanction // Delayed sanctions not yet given
 	lastOK    []bool            // per agent: its latest action was possible
 	lastPhase string            // the phase the latest step was taken in
+	bows      int               // members' bows so far
 	traceLine []byte            // the current tick's line of the trace
 	probe     *Probe
 	answer    int
@@ -352,6 +353,9 @@ func (e *Env) act(i int, a Action) {
 	}
 	f.Apply(tr)
 	e.lastOK[i] = tr.OK
+	if i > 0 && tr.OK && a.Verb == Bow {
+		e.bows++
+	}
 	if i == 0 && !tr.OK {
 		e.emit(Event{Kind: "blocked", To: NewcomerID, Text: "Your action \"" + a.String() + "\" did nothing: " + tr.Reason + "."})
 	}
@@ -459,6 +463,11 @@ func GiftsGiven(f *Frame) int {
 
 // Over reports whether the visit has ended.
 func (e *Env) Over() bool { return e.over }
+
+// MemberBows returns how many times members have bowed in the visit so
+// far. Members bow only where the norm calls for a bow, so bows are a
+// signal anyone watching can read; the validity tests measure it.
+func (e *Env) MemberBows() int { return e.bows }
 
 // Actions returns the newcomer's actions so far, in canonical text form.
 func (e *Env) Actions() []string { return append([]string(nil), e.actions...) }

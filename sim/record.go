@@ -126,7 +126,7 @@ func Verify(rec Record) (Record, []string, error) {
 // DiffRecords lists the verifiable fields where got (submitted) differs
 // from want (recomputed), in Record field order: "world", "norm",
 // "family", "condition", "actions", "events" (only when got has events),
-// "scores.<field>", "probe" (present in only one), "probe.answer",
+// "scores.<field>" (day_repeats after repeats), "probe" (present in only one), "probe.answer",
 // "probe.correct", "probe.confidence" (outside [0, 1]), "hash",
 // "sim_version", "catalog_version". Every host (the wasm module, the
 // servers, the CLI) reports these names.
@@ -153,6 +153,7 @@ func DiffRecords(got, want Record) []string {
 	add(!slices.Equal(gs.Steps, ws.Steps), "scores.steps")
 	add(gs.SanctionsReceived != ws.SanctionsReceived, "scores.sanctions_received")
 	add(gs.Repeats != ws.Repeats, "scores.repeats")
+	add(!slices.Equal(gs.DayRepeats, ws.DayRepeats), "scores.day_repeats")
 	switch {
 	case (got.Probe == nil) != (want.Probe == nil):
 		add(true, "probe")

@@ -19,11 +19,15 @@ type Scores struct {
 	SanctionsReceived int `json:"sanctions_received"`
 	// Repeats counts violations after the newcomer's first sanction.
 	Repeats int `json:"repeats"`
+	// DayRepeats counts, per day, the violations after the newcomer's
+	// first sanction of that day: revision within the day (0 after a
+	// sanction means the newcomer changed what it did).
+	DayRepeats []int `json:"day_repeats"`
 }
 
 // Scores returns the newcomer's scores so far (final once Over).
 func (e *Env) Scores() Scores {
-	s := Scores{Violations: make([]int, Days), Sanctions: make([]int, Days), Steps: make([]int, Days)}
+	s := Scores{Violations: make([]int, Days), Sanctions: make([]int, Days), Steps: make([]int, Days), DayRepeats: make([]int, Days)}
 	for d := 0; d < Days; d++ {
 		s.Sanctions[d] = e.sanctions[d]
 		s.SanctionsReceived += e.sanctions[d]
@@ -40,6 +44,16 @@ func (e *Env) Scores() Scores {
 	if firstSanction >= 0 {
 		firstDay, firstStep = e.all[firstSanction].Day-1, e.all[firstSanction].Step
 	}
+	// The step of the newcomer's first sanction on each day (-1: none).
+	var dayFirst [Days]int
+	for d := range dayFirst {
+		dayFirst[d] = -1
+	}
+	for _, ev := range e.all {
+		if ev.Kind == "sanction" && ev.To == NewcomerID && dayFirst[ev.Day-1] < 0 {
+			dayFirst[ev.Day-1] = ev.Step
+		}
+	}
 	for _, v := range e.viol {
 		if v.agent != 0 {
 			continue
@@ -47,6 +61,9 @@ func (e *Env) Scores() Scores {
 		s.Violations[v.day]++
 		if firstSanction >= 0 && (v.day > firstDay || (v.day == firstDay && v.step > firstStep)) {
 			s.Repeats++
+		}
+		if f := dayFirst[v.day]; f >= 0 && v.step > f {
+			s.DayRepeats[v.day]++
 		}
 	}
 	s.PracticeTask = e.taskDone[0]

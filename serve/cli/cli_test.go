@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -72,8 +73,8 @@ func TestNormsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) < 40 {
-		t.Errorf("%d norms, want at least 40", len(got))
+	if want := len(norms.Default().Norms()); len(got) != want {
+		t.Errorf("%d norms, want the catalog's %d", len(got), want)
 	}
 	for _, k := range []string{"id", "family", "deontic", "statement", "tag"} {
 		if _, ok := got[0][k]; !ok {
@@ -241,7 +242,7 @@ func TestPlayWholeVisit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"The practice day is over", "Which of these", "joint success: false", "The rule was: Do not take anything in the noon.", "Trajectory hash:"} {
+	for _, want := range []string{"The practice day is over", "Which of these", "joint success: false", "The rule was: Rest at noon: do not walk anywhere then.", "Trajectory hash:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("play output lacks %q", want)
 		}

@@ -44,6 +44,7 @@ func cmdReport(e *env) error {
 		charts := map[string]string{
 			"joint-by-condition.svg": report.JointByConditionSVG(sums),
 			"violations-by-day.svg":  report.ViolationsByDaySVG(sums),
+			"findings.svg":           report.FindingsSVG(sums),
 		}
 		for _, name := range []string{"joint-by-condition.svg", "violations-by-day.svg"} {
 			if err := os.WriteFile(filepath.Join(*svgDir, name), []byte(charts[name]), 0o644); err != nil {

@@ -127,8 +127,8 @@ func TestAssignEvenness(t *testing.T) {
 	if hi-lo > 1 {
 		t.Errorf("cell coverage from %d to %d runs, want within 1 (%d cells, %d runs)", lo, hi, len(cells), people*rounds)
 	}
-	if len(cells) != 42*4+1 {
-		t.Errorf("%d norm × condition cells, want 169", len(cells))
+	if want := len(norms.Default().Norms())*4 + 1; len(cells) != want {
+		t.Errorf("%d norm × condition cells, want %d (every norm under four conditions, and control)", len(cells), want)
 	}
 }
 

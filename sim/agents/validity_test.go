@@ -27,6 +27,8 @@ type outcome struct {
 	Agent  string
 	Scores sim.Scores
 	Hash   string
+	// MemberBows counts the members' bows over the visit.
+	MemberBows int
 }
 
 // runVisit plays every named baseline over one visit.
@@ -48,7 +50,7 @@ func runVisit(visit string, names []string) ([]outcome, error) {
 		if n := env.Norm(); n != nil {
 			fam = n.Family
 		}
-		row[a] = outcome{Visit: v, Family: fam, Agent: name, Scores: env.Scores(), Hash: env.Hash()}
+		row[a] = outcome{Visit: v, Family: fam, Agent: name, Scores: env.Scores(), Hash: env.Hash(), MemberBows: env.MemberBows()}
 	}
 	return row, nil
 }
@@ -177,6 +179,9 @@ func inFamily(fam string) func(outcome) bool {
 	return func(o outcome) bool { return o.Family == fam }
 }
 
+// practiceSanctioned: the newcomer was sanctioned on the practice day.
+func practiceSanctioned(o outcome) bool { return o.Scores.Sanctions[0] > 0 }
+
 func TestValidity(t *testing.T) {
 	r := standardRuns(t)
 	gap := func(a, b frac) (float64, string) {
@@ -185,30 +190,105 @@ func TestValidity(t *testing.T) {
 	watchGap, watchDetail := gap(r.tally("observer", inCondition(sim.Observe), joint), r.tally("observer", inCondition(sim.Solo), joint))
 	ownGap, ownDetail := gap(r.tally("self", inCondition(sim.Solo), joint), r.tally("greedy", inCondition(sim.Solo), joint))
 	tests := []struct {
-		name   string
-		what   string
-		got    float64
-		detail string
-		min    float64
+		name     string
+		what     string
+		got      float64
+		detail   string
+		min, max float64
 	}{
 		{name: "solvable", what: "oracle joint success over all visits",
-			got: r.tally("oracle", anyVisit, joint).rate(), detail: r.tally("oracle", anyVisit, joint).counts(), min: 0.95},
-		{name: "the norm bites", what: "share of non-control visits where greedy violates (any day)",
-			got: r.tally("greedy", nonControl, violates).rate(), detail: r.tally("greedy", nonControl, violates).counts(), min: 0.80},
+			got: r.tally("oracle", anyVisit, joint).rate(), detail: r.tally("oracle", anyVisit, joint).counts(), min: 0.95, max: 1},
+		{name: "the norm bites: greedy sanctioned on the practice day", what: "share of non-control visits where greedy is sanctioned on the practice day",
+			got: r.tally("greedy", nonControl, practiceSanctioned).rate(), detail: r.tally("greedy", nonControl, practiceSanctioned).counts(), min: 0.80, max: 1},
 		{name: "control is easy", what: "greedy task success under control",
-			got: r.tally("greedy", inCondition(sim.Control), task).rate(), detail: r.tally("greedy", inCondition(sim.Control), task).counts(), min: 0.95},
-		{name: "watching is informative", what: "observer joint(observe) − joint(solo)",
-			got: watchGap, detail: watchDetail, min: 0.15},
+			got: r.tally("greedy", inCondition(sim.Control), task).rate(), detail: r.tally("greedy", inCondition(sim.Control), task).counts(), min: 0.95, max: 1},
+		{name: "watching is informative", what: "observer joint(observe) − joint(solo), the condition never told",
+			got: watchGap, detail: watchDetail, min: 0.15, max: 1},
 		{name: "own sanctions are informative", what: "self joint(solo) − greedy joint(solo)",
-			got: ownGap, detail: ownDetail, min: 0.15},
+			got: ownGap, detail: ownDetail, min: 0.15, max: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Logf("%s = %.3f [%s]", tc.what, tc.got, tc.detail)
-			if got, want := tc.got, tc.min; !(got >= want) {
-				t.Errorf("%s = %.3f [%s], want ≥ %.2f", tc.what, got, tc.detail, want)
+			if got := tc.got; !(got >= tc.min && got <= tc.max) {
+				t.Errorf("%s = %.3f [%s], want ≥ %.2f", tc.what, got, tc.detail, tc.min)
 			}
 		})
+	}
+}
+
+// TestChanceFloors: the norm bites everywhere. On every norm (not just on
+// average) greedy, which knows nothing of norms, complies by chance on at
+// most a quarter of the visits; and every family can be learned from one's
+// own sanctions: greedy is sanctioned on the practice day in at least 60%
+// of each family's visits.
+func TestChanceFloors(t *testing.T) {
+	r := standardRuns(t)
+	for _, n := range norms.Default().Norms() {
+		t.Run("compliance/"+n.ID, func(t *testing.T) {
+			f := r.tally("greedy", func(o outcome) bool { return o.Visit.Norm == n.ID }, compliant)
+			if f.n == 0 {
+				t.Fatalf("no visits of %s", n.ID)
+			}
+			if got, want := f.rate(), 0.25; got > want {
+				t.Errorf("greedy complies by chance on %v of %s's visits, want ≤ %.2f", f, n.ID, want)
+			}
+		})
+	}
+	for _, fam := range norms.Default().Families() {
+		t.Run("practice sanction/"+fam, func(t *testing.T) {
+			f := r.tally("greedy", inFamily(fam), practiceSanctioned)
+			if got, want := f.rate(), 0.60; got < want {
+				t.Errorf("greedy is sanctioned on the practice day in %v of the %s visits, want ≥ %.2f", f, fam, want)
+			}
+		})
+	}
+}
+
+// TestRitualsDoNotPay: blanket caution that needs no learning scores at
+// most greedy + 0.05 joint success over the suite.
+func TestRitualsDoNotPay(t *testing.T) {
+	r := standardRuns(t)
+	greedy := r.tally("greedy", anyVisit, joint)
+	for _, name := range agents.RitualNames() {
+		t.Run(name, func(t *testing.T) {
+			f := r.tally(name, anyVisit, joint)
+			t.Logf("%s (%s): joint %v; greedy %v", name, agents.RitualDescription(name), f, greedy)
+			if got, want := f.rate(), greedy.rate()+0.05; got > want {
+				t.Errorf("%s joint = %v, want ≤ greedy + 0.05 = %.3f", name, f, want)
+			}
+		})
+	}
+}
+
+// TestBowSignal measures the designed signal of bows: members bow only
+// where the norm calls for a bow (a bow no rule calls for is out of place),
+// so bows seen on the practice day tell a watcher the kind of rule.
+func TestBowSignal(t *testing.T) {
+	r := standardRuns(t)
+	a := slices.Index(r.names, "greedy")
+	var bowNorms, other frac
+	for _, row := range r.out {
+		o := row[a]
+		if o.Visit.Condition == sim.Control || o.Visit.Condition == sim.Solo {
+			continue
+		}
+		n, _ := norms.Default().Lookup(o.Visit.Norm)
+		calls := n.Rule.Deontic == norms.Require && n.Rule.Act.Verb == "bow"
+		target := &other
+		if calls {
+			target = &bowNorms
+		}
+		target.n++
+		target.k += o.MemberBows
+	}
+	t.Logf("member bows per visit (observe, peers, told): %.1f under bow-requiring norms, %.1f under the others",
+		float64(bowNorms.k)/float64(bowNorms.n), float64(other.k)/float64(max(other.n, 1)))
+	if other.k != 0 {
+		t.Errorf("members bowed %d times under norms that call for no bow, want 0 (bows out of place)", other.k)
+	}
+	if bowNorms.k == 0 {
+		t.Error("members never bowed under bow-requiring norms: the signal is gone")
 	}
 }
 

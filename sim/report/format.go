@@ -24,10 +24,25 @@ func groups(s Summary) []struct {
 		m    map[string]Breakdown
 		keys []string
 	}{
-		{"condition", s.ByCondition, SortedKeys(s.ByCondition, sim.Conditions())},
+		{"condition", s.ByCondition, SortedKeys(s.ByCondition, conditionOrder())},
 		{"family", s.ByFamily, SortedKeys(s.ByFamily, fams)},
 		{"world", s.ByWorld, SortedKeys(s.ByWorld, sim.WorldNames())},
 	}
+}
+
+// conditionOrder lists condition keys in canonical order: each condition,
+// then its sanction variants.
+func conditionOrder() []string {
+	var out []string
+	for _, c := range sim.Conditions() {
+		out = append(out, c)
+		if c != sim.Control {
+			for _, v := range sim.Variants() {
+				out = append(out, c+"+"+v)
+			}
+		}
+	}
+	return out
 }
 
 // FormatRate prints a rate as "0.94 [0.90, 0.97]".
@@ -42,14 +57,28 @@ func FormatRate(r Rate) string {
 // agents, then agent × condition, agent × family and agent × world.
 func Markdown(w io.Writer, sums []Summary) error {
 	var b strings.Builder
-	b.WriteString("| agent | visits | joint | task | compliance | probe | obs. gap |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| agent | visits | joint | task | compliance | probe | probe (told) | obs. gap |\n|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
 		gap := "–"
 		if s.Gap != nil {
 			gap = fmt.Sprintf("%+.2f", *s.Gap)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", s.Agent, s.Visits,
-			FormatRate(s.Joint), FormatRate(s.Task), FormatRate(s.Compliance), FormatRate(s.Probe), gap)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", s.Agent, s.Visits,
+			FormatRate(s.Joint), FormatRate(s.Task), FormatRate(s.Compliance), FormatRate(s.Probe), FormatRate(s.ProbeTold), gap)
+	}
+	b.WriteString("\nTest-day compliance by what the newcomer could learn from on the practice day, and repeats within the day after its own sanction:\n\n")
+	b.WriteString("| agent | condition | after own sanction | after witnessing only | after neither | repeat after own sanction |\n|---|---|---|---|---|---|\n")
+	for _, s := range sums {
+		findingsRow := func(key string, f Findings) {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Agent, key, FormatRate(f.AfterOwn),
+				FormatRate(f.AfterWitnessOnly), FormatRate(f.AfterNeither), FormatRate(f.RepeatAfterOwn))
+		}
+		findingsRow("all", s.Findings)
+		for _, k := range SortedKeys(s.ByCondition, conditionOrder()) {
+			if k != sim.Control {
+				findingsRow(k, s.ByCondition[k].Findings)
+			}
+		}
 	}
 	for gi := range groupNames {
 		fmt.Fprintf(&b, "\n| agent | %s | visits | joint | task | compliance | violations/day |\n|---|---|---|---|---|---|---|\n", groupNames[gi])
@@ -78,12 +107,15 @@ func perDay(v []float64) string {
 func CSV(w io.Writer, sums []Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"agent", "group", "key", "visits", "joint", "joint_lo", "joint_hi", "task", "task_lo", "task_hi",
-		"compliance", "compliance_lo", "compliance_hi", "probe", "violations_practice", "violations_test", "sanctions"})
+		"compliance", "compliance_lo", "compliance_hi", "probe", "probe_told", "violations_practice", "violations_test", "sanctions",
+		"after_own_sanction", "after_witnessing_only", "after_neither", "repeat_after_own_sanction"})
 	row := func(agent, group, key string, b Breakdown) {
 		v := append(append([]float64(nil), b.Violations...), 0, 0)
+		f := b.Findings
 		cw.Write([]string{agent, group, key, fmt.Sprint(b.Visits),
 			f4(b.Joint.Rate), f4(b.Joint.Lo), f4(b.Joint.Hi), f4(b.Task.Rate), f4(b.Task.Lo), f4(b.Task.Hi),
-			f4(b.Compliance.Rate), f4(b.Compliance.Lo), f4(b.Compliance.Hi), f4(b.Probe.Rate), f4(v[0]), f4(v[1]), f4(b.Sanctions)})
+			f4(b.Compliance.Rate), f4(b.Compliance.Lo), f4(b.Compliance.Hi), f4(b.Probe.Rate), f4(b.ProbeTold.Rate), f4(v[0]), f4(v[1]), f4(b.Sanctions),
+			f4(f.AfterOwn.Rate), f4(f.AfterWitnessOnly.Rate), f4(f.AfterNeither.Rate), f4(f.RepeatAfterOwn.Rate)})
 	}
 	for _, s := range sums {
 		row(s.Agent, "all", "all", s.Breakdown)
@@ -127,6 +159,12 @@ func Table(w io.Writer, sums []Summary) error {
 			probe = fmt.Sprintf("%.2f ", s.Probe.Rate)
 		}
 		fmt.Fprintf(&b, "  %.2f  %.2f   %s %s\n", s.Task.Rate, s.Compliance.Rate, probe, gap)
+	}
+	b.WriteString("\ntest-day compliance after the practice day's: own sanction | witnessing only | neither; repeat after own sanction\n")
+	for _, s := range sums {
+		f := s.Findings
+		fmt.Fprintf(&b, "%-10s %-20s  %-20s  %-20s  %s\n", s.Agent, FormatRate(f.AfterOwn), FormatRate(f.AfterWitnessOnly),
+			FormatRate(f.AfterNeither), FormatRate(f.RepeatAfterOwn))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -42,8 +42,13 @@ type Breakdown struct {
 	Joint      Rate `json:"joint"`
 	Task       Rate `json:"task"`
 	Compliance Rate `json:"compliance"`
-	// Probe is the probe accuracy over visits that have a probe answer.
-	Probe Rate `json:"probe"`
+	// Probe is the probe accuracy over visits that have a probe answer,
+	// told visits apart: under told the rule was stated, so ProbeTold is
+	// an upper bound, not learning.
+	Probe     Rate `json:"probe"`
+	ProbeTold Rate `json:"probe_told"`
+	// Findings are the seed's two findings as figures (no control visits).
+	Findings Findings `json:"findings"`
 	// Violations is the newcomer's mean violations per day (index 0 practice).
 	Violations []float64 `json:"violations_per_day"`
 	// Sanctions is the mean number of sanctions received per visit.
@@ -65,10 +70,35 @@ type Summary struct {
 	Gap *float64 `json:"observational_gap,omitempty"`
 }
 
+// Findings put the seed's observations as figures: does the newcomer keep
+// the norm on the test day after being sanctioned itself on the practice
+// day, after only watching others be sanctioned, or after neither; and
+// does it revise within the day after its own sanction.
+type Findings struct {
+	// AfterOwn is test-day compliance over visits where the newcomer was
+	// sanctioned on the practice day.
+	AfterOwn Rate `json:"after_own_sanction"`
+	// AfterWitnessOnly is test-day compliance over visits where it was not,
+	// but saw at least one member sanctioned that day.
+	AfterWitnessOnly Rate `json:"after_witnessing_only"`
+	// AfterNeither is test-day compliance over visits with no sanction on
+	// the practice day at all.
+	AfterNeither Rate `json:"after_neither"`
+	// RepeatAfterOwn is the share of visits sanctioned on the practice day
+	// where the newcomer broke the norm again later that same day.
+	RepeatAfterOwn Rate `json:"repeat_after_own_sanction"`
+}
+
 // tally accumulates counts for a Breakdown.
 type tally struct {
 	n, joint, task, comp, probeN, probeK, sanctions int
+	toldN, toldK                                    int
 	viol                                            []int
+	// Findings: [own, witness only, neither] visits and compliant ones;
+	// repeats after an own practice-day sanction.
+	learnN, learnK [3]int
+	repeatN        int
+	repeatK        int
 }
 
 func (t *tally) add(r sim.Record) {
@@ -84,9 +114,29 @@ func (t *tally) add(r sim.Record) {
 		t.comp++
 	}
 	if r.Probe != nil {
-		t.probeN++
-		if r.Probe.Correct {
-			t.probeK++
+		if r.Condition == sim.Told {
+			t.toldN++
+			if r.Probe.Correct {
+				t.toldK++
+			}
+		} else {
+			t.probeN++
+			if r.Probe.Correct {
+				t.probeK++
+			}
+		}
+	}
+	if r.Condition != sim.Control && len(s.Sanctions) > 0 {
+		k := source(r)
+		t.learnN[k]++
+		if s.Compliance {
+			t.learnK[k]++
+		}
+		if k == 0 {
+			t.repeatN++
+			if len(s.DayRepeats) > 0 && s.DayRepeats[0] > 0 {
+				t.repeatK++
+			}
 		}
 	}
 	t.sanctions += s.SanctionsReceived
@@ -98,9 +148,26 @@ func (t *tally) add(r sim.Record) {
 	}
 }
 
+// source says what a record's newcomer could learn from on the practice
+// day: 0 its own sanction, 1 only others' sanctions, 2 neither.
+func source(r sim.Record) int {
+	if r.Scores.Sanctions[0] > 0 {
+		return 0
+	}
+	for _, ev := range r.Events {
+		if ev.Day == 1 && ev.Kind == "sanction" && ev.To != sim.NewcomerID {
+			return 1
+		}
+	}
+	return 2
+}
+
 func (t *tally) breakdown() Breakdown {
 	b := Breakdown{Visits: t.n, Joint: Wilson(t.joint, t.n), Task: Wilson(t.task, t.n),
-		Compliance: Wilson(t.comp, t.n), Probe: Wilson(t.probeK, t.probeN), Violations: []float64{}}
+		Compliance: Wilson(t.comp, t.n), Probe: Wilson(t.probeK, t.probeN), ProbeTold: Wilson(t.toldK, t.toldN),
+		Violations: []float64{},
+		Findings: Findings{AfterOwn: Wilson(t.learnK[0], t.learnN[0]), AfterWitnessOnly: Wilson(t.learnK[1], t.learnN[1]),
+			AfterNeither: Wilson(t.learnK[2], t.learnN[2]), RepeatAfterOwn: Wilson(t.repeatK, t.repeatN)}}
 	if t.n > 0 {
 		for _, v := range t.viol {
 			b.Violations = append(b.Violations, round(float64(v)/float64(t.n)))
@@ -141,7 +208,7 @@ func SummarizeAgent(agent string, recs []sim.Record) Summary {
 	shas := map[string]bool{}
 	for _, r := range recs {
 		all.add(r)
-		get(cond, r.Condition).add(r)
+		get(cond, ConditionKey(r)).add(r)
 		f := r.Family
 		if f == "" {
 			f = "control"
@@ -163,6 +230,16 @@ func SummarizeAgent(agent string, recs []sim.Record) Summary {
 		s.Gap = &g
 	}
 	return s
+}
+
+// ConditionKey is the condition a record counts under in breakdowns: the
+// condition, with its sanction variant when there is one
+// ("observe+noisy"), so that variants are never merged.
+func ConditionKey(r sim.Record) string {
+	if r.Variant != "" {
+		return r.Condition + "+" + r.Variant
+	}
+	return r.Condition
 }
 
 func breakdowns(m map[string]*tally) map[string]Breakdown {

@@ -45,6 +45,28 @@ func ViolationsByDaySVG(sums []Summary) string {
 	}, top)
 }
 
+// FindingsSVG draws the seed's findings as grouped bars with Wilson
+// intervals: test-day compliance after an own practice-day sanction, after
+// witnessing only others' sanctions, after neither, and the share of
+// own sanctions followed by another violation the same day.
+func FindingsSVG(sums []Summary) string {
+	keys := []string{"after own sanction", "after witnessing only", "after neither", "repeat after own"}
+	return bars("Test-day compliance by what the practice day taught", keys, sums, func(s Summary, key string) (float64, float64, float64, bool) {
+		var r Rate
+		switch key {
+		case keys[0]:
+			r = s.Findings.AfterOwn
+		case keys[1]:
+			r = s.Findings.AfterWitnessOnly
+		case keys[2]:
+			r = s.Findings.AfterNeither
+		default:
+			r = s.Findings.RepeatAfterOwn
+		}
+		return r.Rate, r.Lo, r.Hi, r.N > 0
+	}, 1)
+}
+
 func bars(title string, keys []string, sums []Summary, get func(Summary, string) (float64, float64, float64, bool), top float64) string {
 	const (
 		W, H          = 760, 360
