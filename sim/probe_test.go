@@ -79,8 +79,12 @@ func heuristics() []heuristic {
 				return 0
 			})
 		}},
-		{"largest family", func(o []string, _ string) int { return argBest(o, func(s string) float64 { return float64(famSize(s)) }) }},
-		{"smallest family", func(o []string, _ string) int { return argBest(o, func(s string) float64 { return -float64(famSize(s)) }) }},
+		{"largest family", func(o []string, _ string) int {
+			return argBest(o, func(s string) float64 { return float64(famSize(s)) })
+		}},
+		{"smallest family", func(o []string, _ string) int {
+			return argBest(o, func(s string) float64 { return -float64(famSize(s)) })
+		}},
 		{"alphabetically first", func(o []string, _ string) int {
 			return argBest(o, func(s string) float64 { return -float64(slices.Index(sortedCopy(o), s)) })
 		}},
