@@ -265,14 +265,11 @@ func (a *app) showObs(r ui.StepResponse) {
 	if msg := ui.Blocked(r.Events); msg != "" {
 		status = msg
 	}
-	if status == "" && len(r.Events) > 0 {
-		a.latest = ui.BannerText(r.Events, &o.Frame, a.who())
-	}
+	a.addEvents(r.Events, &o.Frame)
 	if status == "" {
 		status = a.latest
 	}
 	a.set("status", escape(status))
-	a.addEvents(r.Events, &o.Frame)
 	a.doc.Underlying().Get("body").Get("dataset").Set("step", o.Frame.Step)
 	a.doc.Underlying().Get("body").Get("dataset").Set("day", o.Day)
 }
@@ -290,6 +287,9 @@ func (a *app) who() string {
 }
 
 func (a *app) addEvents(evs []ui.Event, f *ui.Frame) {
+	if line := ui.BannerText(evs, f, a.who()); line != "" {
+		a.latest = line
+	}
 	feed := a.byID("feed")
 	for _, ev := range evs {
 		h := ui.FeedItemHTML(ev, f, a.who())
