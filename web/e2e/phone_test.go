@@ -105,8 +105,8 @@ func checkPhoneMap(t *testing.T, s *session, w int) {
 	t.Helper()
 	var got struct {
 		MapRight, PadBottom, BannerBottom, H float64
-		BannerLines                         float64
-		Initials                            int
+		BannerLines                          float64
+		Initials                             int
 	}
 	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => {
 		const g = document.querySelector(".grid").getBoundingClientRect();
