@@ -23,6 +23,7 @@ import (
 	"github.com/normgym/normgym/wasm/simwasm"
 	"github.com/normgym/normgym/web/internal/browser"
 	"github.com/normgym/normgym/web/internal/site"
+	"github.com/normgym/normgym/web/internal/ui"
 )
 
 var (
@@ -397,5 +398,24 @@ func (s *session) axe(name string) {
 	}
 	for _, v := range vs {
 		s.t.Errorf("axe on %s: %s", name, v)
+	}
+}
+
+// checkStory checks that every statement about data on the page (the
+// footer's, and the screen's: consent, result, model form) is mode
+// want's story, word for word; at least min of them must be on the page.
+func checkStory(t *testing.T, s *session, where string, want ui.DataMode, min int) {
+	t.Helper()
+	var got [][2]string
+	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify([...document.querySelectorAll(".story")].map(e => [e.dataset.story, e.textContent]))`)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < min {
+		t.Errorf("%s: %d statements about data on the page, want at least %d (footer and screen)", where, len(got), min)
+	}
+	for _, g := range got {
+		if g[0] != string(want) || g[1] != ui.Story(want) {
+			t.Errorf("%s: the page says (%s) %q; want the %s story %q", where, g[0], g[1], want, ui.Story(want))
+		}
 	}
 }

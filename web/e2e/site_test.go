@@ -24,6 +24,7 @@ import (
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/web/internal/browser"
 	"github.com/normgym/normgym/web/internal/simtest"
+	"github.com/normgym/normgym/web/internal/ui"
 )
 
 // siteServer starts the real NormGym server (the wazero verifier, a
@@ -117,15 +118,40 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 	if !strings.Contains(s.eval(`document.body.innerText`), strings.TrimSpace(strings.Fields(consent.Text)[0])) {
 		t.Error("the consent screen does not show the server's text")
 	}
+	story := ui.DataSite
+	if strings.HasPrefix(fragment, "#room=") {
+		story = ui.DataClassroom
+	}
+	checkStory(t, s, "consent", story, 2)
 	if shots != "" {
 		s.shot(shots + "-consent")
 	}
 	base := greedy(t, id)
+	resumed := false
 	playByKeys(t, s, id, base, func(stage string, n int) {
 		if n == 0 && (stage == "day" || stage == "play") || stage == "probe" {
 			noLeak(t, s, id, stage)
 		}
+		if stage == "play" && n > 0 && !resumed {
+			// A visit once seen is never restarted: a reload resumes it.
+			resumed = true
+			step := s.eval(`document.body.dataset.step`)
+			s.reload()
+			if got := s.waitStage(20*time.Second, "play", "consent"); got != "play" || s.eval(`document.body.dataset.step`) != step {
+				t.Fatalf("after a reload at step %s the assigned visit is at %s, step %s", step, got, s.eval(`document.body.dataset.step`))
+			}
+			noLeak(t, s, id, "resumed")
+		}
 	})
+	// Nothing is sent until the player presses Send.
+	s.poll(10*time.Second, `document.body.dataset.submit === "ready"`)
+	checkStory(t, s, "result", story, 2)
+	var before api.Runs
+	getJSON(t, s.srv.URL+"/api/runs?participant="+url.QueryEscape(participant), "", &before)
+	if len(before.Runs) != 0 {
+		t.Fatalf("the server has %d runs before the player pressed Send", len(before.Runs))
+	}
+	s.do(10*time.Second, chromedp.Click(chromedp.CSS(`[data-act="submit-run"]`)))
 	s.poll(60*time.Second, `["stored", "refused", "failed"].includes(document.body.dataset.submit)`)
 	if got := s.eval(`document.body.dataset.submit`); got != "stored" {
 		t.Fatalf("submission %s: %s", got, s.eval(`document.getElementById("submit-status").innerText`))
