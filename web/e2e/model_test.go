@@ -36,12 +36,12 @@ type fakeLLM struct {
 	next    int
 	// fails answers request number k (1-based) with status fails[k]; a
 	// 429 carries Retry-After: 1 (exposed to the page, as CORS requires).
-	fails   map[int]int
-	delay   time.Duration
-	answer  int
-	calls   int
-	probed  bool
-	bad     []string
+	fails  map[int]int
+	delay  time.Duration
+	answer int
+	calls  int
+	probed bool
+	bad    []string
 }
 
 func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
