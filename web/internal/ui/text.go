@@ -87,7 +87,13 @@ func Who(id string) string {
 // newcomer, "you".
 func EventLine(ev Event, f *Frame, who string) string {
 	if who != "" && ev.Kind == "blocked" {
-		return Title(who) + ": " + ev.Text
+		// The sim words it for the newcomer: "Your action … did nothing:
+		// you cannot …". Say it of the one watched.
+		text := thirdPerson.Replace(ev.Text)
+		if rest, ok := strings.CutPrefix(text, "Your "); ok {
+			return Title(who) + "'s " + rest
+		}
+		return Title(who) + ": " + text
 	}
 	if ev.Kind == "sanction" {
 		switch {
@@ -117,6 +123,11 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// thirdPerson rewords the sim's reasons for an impossible action
+// (sim/frame.go) about someone watched rather than the reader.
+var thirdPerson = strings.NewReplacer("you cannot", "it cannot", "you are", "it is", "you use", "it uses",
+	"yourself", "itself", "next to you", "next to it", "you have", "it has")
 
 // BannerText picks the line of a step's events for the one-line banner
 // under the map: a sanction first (on the newcomer before others), then

@@ -22,7 +22,8 @@ func TestEventLine(t *testing.T) {
 		{"a sanction on the player", ui.Event{Kind: "sanction", By: "olek", To: sim.NewcomerID, Text: "Tsk!"}, "", `Olek sanctioned you: "Tsk!"`},
 		{"a sanction on a watched baseline", ui.Event{Kind: "sanction", By: "olek", To: sim.NewcomerID, Text: "Tsk!"}, "the observer", `Olek sanctioned the observer: "Tsk!"`},
 		{"the warden", ui.Event{Kind: "sanction", By: sim.WardenID, To: sim.NewcomerID, Text: "No."}, "", `The warden sanctioned you: "No."`},
-		{"a baseline's impossible action", ui.Event{Kind: "blocked", To: sim.NewcomerID, Text: "Your action did nothing."}, "the greedy", "The greedy: Your action did nothing."},
+		{"a baseline's impossible action", ui.Event{Kind: "blocked", To: sim.NewcomerID, Text: `Your action "east" did nothing: you cannot walk onto water.`}, "the greedy", `The greedy's action "east" did nothing: it cannot walk onto water.`},
+		{"a baseline's other notice", ui.Event{Kind: "blocked", To: sim.NewcomerID, Text: "Nothing happened."}, "the greedy", "The greedy: Nothing happened."},
 		{"a day", ui.Event{Kind: "day", Text: "Day 2 begins."}, "the oracle", "Day 2 begins."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
