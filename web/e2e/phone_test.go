@@ -50,9 +50,7 @@ func TestTouch(t *testing.T) {
 			s.tapInView(`[data-act="begin"]`)
 			s.waitStage(5*time.Second, "play")
 			checkPhoneMap(t, s, tc.w)
-			if tc.w == 390 {
-				s.shot("touch-play-390x844")
-			}
+			s.shot(fmt.Sprintf("touch-play-%dx%d", tc.w, tc.h))
 			for i, a := range base.Actions {
 				act, err := sim.ParseAction(a)
 				if err != nil {
@@ -77,8 +75,8 @@ func TestTouch(t *testing.T) {
 				if !r.Done() {
 					s.poll(5*time.Second, `document.body.dataset.step !== "`+step+`"`)
 				}
-				if i == 20 && tc.w == 390 {
-					s.shot("touch-play-later-390x844")
+				if i == 20 {
+					s.shot(fmt.Sprintf("touch-play-later-%dx%d", tc.w, tc.h))
 				}
 			}
 			if base.Probe != nil {
