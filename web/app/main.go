@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"syscall/js"
 
@@ -35,6 +36,18 @@ type app struct {
 	feed []string
 	// latest is the banner under the map: the last step's main event.
 	latest string
+	// spots are the tiles of the visit's sanctions so far; focusSpot is
+	// the one a feed line asked to show (until the next step); shown is
+	// the observation on screen.
+	spots     []ui.Spot
+	focusSpot *ui.Spot
+	shown     *ui.Observation
+}
+
+// resetFeed forgets the feed, banner and sanction tiles of the visit on
+// screen (a new visit, or a replay from its start).
+func (a *app) resetFeed() {
+	a.feed, a.latest, a.spots, a.focusSpot = nil, "", nil, nil
 }
 
 func main() {
@@ -138,7 +151,7 @@ func (a *app) navigate(r ui.Route) {
 		r.Suite, r.N = "", 0
 		a.route, a.mode = r, r.Mode
 		a.markTab()
-		a.feed = nil
+		a.resetFeed()
 		a.set("visit-label", "assigned")
 		go func() {
 			a.resendLeftover()
@@ -174,7 +187,7 @@ func (a *app) navigate(r ui.Route) {
 	}
 	a.visit = v
 	a.set("visit-label", escape(v.Label()))
-	a.feed = nil
+	a.resetFeed()
 	switch a.mode {
 	case ui.ModeWatch:
 		a.openWatch()
@@ -256,7 +269,9 @@ func (a *app) renderGame(o *ui.Observation) {
 func (a *app) showObs(r ui.StepResponse) {
 	o := r.Observation
 	a.set("hud", ui.HUDHTML(o))
-	a.set("grid-wrap", ui.GridHTML(o, ui.MarksOf(r.Events)))
+	a.shown, a.focusSpot = o, nil
+	a.addEvents(r.Events, &o.Frame)
+	a.drawGrid(ui.MarksOf(r.Events))
 	a.set("roster", ui.RosterHTML(o))
 	if a.mode == ui.ModePlay {
 		a.set("give", ui.GiveHTML(o))
@@ -265,7 +280,6 @@ func (a *app) showObs(r ui.StepResponse) {
 	if msg := ui.Blocked(r.Events); msg != "" {
 		status = msg
 	}
-	a.addEvents(r.Events, &o.Frame)
 	if status == "" {
 		status = a.latest
 	}
@@ -286,9 +300,45 @@ func (a *app) who() string {
 	return ""
 }
 
+// drawGrid draws the map on screen with m's marks, the recent
+// sanctions' tiles and the one a feed line asked for.
+func (a *app) drawGrid(m ui.Marks) {
+	o := a.shown
+	if o == nil {
+		return
+	}
+	m.Spots = ui.Trail(a.spots, o.Day, o.Frame.Step)
+	if s := a.focusSpot; s != nil && s.Day == o.Day {
+		m.Focus = &s.Pos
+	}
+	a.set("grid-wrap", ui.GridHTML(o, m))
+}
+
+// showWhere marks the tile of a sanction from the feed on today's map.
+func (a *app) showWhere(el js.Value) {
+	x, errX := strconv.Atoi(attr(el, "data-x"))
+	y, errY := strconv.Atoi(attr(el, "data-y"))
+	day, _ := strconv.Atoi(attr(el, "data-day"))
+	if errX != nil || errY != nil || a.shown == nil {
+		return
+	}
+	if day != a.shown.Day {
+		a.set("status", "That happened on day "+strconv.Itoa(day)+", in another layout.")
+		return
+	}
+	a.focusSpot = &ui.Spot{Pos: ui.Pos{X: x, Y: y}, Day: day}
+	a.drawGrid(ui.Marks{})
+	a.set("status", escape("Marked on the map: x "+strconv.Itoa(x)+", y "+strconv.Itoa(y)+"."))
+}
+
 func (a *app) addEvents(evs []ui.Event, f *ui.Frame) {
 	if line := ui.BannerText(evs, f, a.who()); line != "" {
 		a.latest = line
+	}
+	for _, ev := range evs {
+		if p, ok := ui.Where(ev, f); ok {
+			a.spots = append(a.spots, ui.Spot{Pos: p, Day: ev.Day, Step: ev.Step})
+		}
 	}
 	feed := a.byID("feed")
 	for _, ev := range evs {
@@ -362,6 +412,12 @@ func (a *app) onClick(ev event) {
 	case "p-random", "p-suite", "p-custom":
 		ev.PreventDefault()
 		a.pickerAction(act)
+		return
+	case "where":
+		a.showWhere(el)
+		if ev.Underlying().Get("detail").Int() > 0 && a.doc.GetElementByID("map") != nil {
+			a.focus("#map") // a click: the keys stay the game's
+		}
 		return
 	}
 	switch a.mode {

@@ -61,7 +61,7 @@ func (a *app) startModel() {
 	}
 	s := &modelState{runner: r}
 	a.model = s
-	a.feed = nil
+	a.resetFeed()
 	a.renderGame(r.Play.Obs())
 	a.set("controls", ui.ModelControlsHTML(cfg.Model))
 	a.showObs(r.Play.Last)

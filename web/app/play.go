@@ -69,7 +69,7 @@ func (a *app) openPlay() {
 		p = np
 	}
 	a.play = p
-	a.feed, a.latest = nil, ""
+	a.resetFeed()
 	if resumed {
 		a.replayFeed(p)
 	} else {

@@ -153,7 +153,7 @@ func (a *app) watchRestart() {
 		a.set("status", escape(err.Error()))
 		return
 	}
-	a.feed, a.latest = nil, ""
+	a.resetFeed()
 	a.set("feed", "")
 	a.showObs(s.w.Last)
 	a.watchProgress()

@@ -13,6 +13,47 @@ type Marks struct {
 	Said map[string]string
 	// Hit holds the ids of agents sanctioned on the last step.
 	Hit map[string]bool
+	// Spots are the tiles of recent sanctions (Trail), drawn with a ring
+	// that leaves the tile's colour letter visible; Focus, if set, is the
+	// one the player asked to see (a feed line), drawn stronger.
+	Spots map[Pos]bool
+	Focus *Pos
+}
+
+// Spot is where a sanctioned act happened: the tile on which the
+// sanctioned one stood after it, on a day and step.
+type Spot struct {
+	Pos       Pos
+	Day, Step int
+}
+
+// Where returns the tile of a sanction event: where the sanctioned agent
+// stood after the act that drew it, read from f, the frame after that
+// step. (The sim is to add this tile to the event itself, as "at"; this
+// reads the same tile from the frame until then.)
+func Where(ev Event, f *Frame) (Pos, bool) {
+	if ev.Kind != "sanction" || f == nil {
+		return Pos{}, false
+	}
+	if i := f.AgentIndex(ev.To); i >= 0 {
+		return f.Agents[i].Pos, true
+	}
+	return Pos{}, false
+}
+
+// TrailSteps is how many steps a sanction's tile stays marked.
+const TrailSteps = 3
+
+// Trail returns the tiles of the spots of day that happened within
+// TrailSteps steps before step (the map's own step).
+func Trail(spots []Spot, day, step int) map[Pos]bool {
+	out := map[Pos]bool{}
+	for _, s := range spots {
+		if s.Day == day && step-s.Step < TrailSteps && step >= s.Step {
+			out[s.Pos] = true
+		}
+	}
+	return out
 }
 
 // MarksOf collects the marks of a step's events.
@@ -93,10 +134,22 @@ func cell(b *strings.Builder, o *Observation, x, y int, t Tile, agents []int, m 
 	if len(agents) > 1 {
 		cls += " multi"
 	}
+	ring := ""
+	if m.Spots[Pos{X: x, Y: y}] {
+		cls += " spot"
+		ring = "ring"
+	}
+	if m.Focus != nil && *m.Focus == (Pos{X: x, Y: y}) {
+		cls += " spot-focus"
+		ring = "ring focus"
+	}
 	b.WriteString(`<div role="cell" class="` + cls + `" style="grid-area:` + itoa(y+1) + `/` + itoa(x+1) + `">`)
 	b.WriteString(`<span class="sr">` + esc(CellText(o, x, y)) + `</span>`)
 	if t.Color != "" {
 		b.WriteString(`<span class="cl" aria-hidden="true">` + ColorLetter(t.Color) + `</span>`)
+	}
+	if ring != "" {
+		b.WriteString(`<span class="` + ring + `" aria-hidden="true"></span>`)
 	}
 	if t.Object != "" {
 		ocls := "ob o-" + cssName(t.Object)

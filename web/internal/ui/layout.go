@@ -18,7 +18,7 @@ func GameHTML(mode string) string {
 	if mode == ModeModel {
 		b.WriteString(`<section class="panel" aria-labelledby="tr-h"><h2 id="tr-h">Transcript <small class="hint">(newest first)</small></h2><ol id="transcript" class="transcript" aria-live="polite" tabindex="0" aria-labelledby="tr-h"></ol></section>`)
 	}
-	b.WriteString(`<section class="panel" aria-labelledby="feed-h"><h2 id="feed-h">What happened <small class="hint">(newest first)</small></h2><ol id="feed" class="feed" aria-live="polite" aria-relevant="additions" tabindex="0" aria-labelledby="feed-h"></ol></section>`)
+	b.WriteString(`<section class="panel" aria-labelledby="feed-h"><h2 id="feed-h">What happened <small class="hint">(newest first)</small></h2><p id="where-help" class="hint sr">Press a sanction to see where it happened on today's map.</p><ol id="feed" class="feed" aria-live="polite" aria-relevant="additions" tabindex="0" aria-labelledby="feed-h"></ol></section>`)
 	b.WriteString(`<section class="panel" aria-labelledby="ros-h"><h2 id="ros-h">The community</h2><div id="roster"></div></section>`)
 	b.WriteString(`<details class="panel"><summary>Legend: what the map shows</summary><div id="legend"></div></details>`)
 	b.WriteString(`</div></div>`)

@@ -105,7 +105,13 @@ func FeedItemHTML(ev Event, f *Frame, who string) string {
 	case "day":
 		tag = `<span class="tag">Day ` + itoa(ev.Day) + `</span>`
 	}
-	return `<li class="` + cls + `">` + tag + ` <span class="txt">` + esc(EventLine(ev, f, who)) + `</span> <span class="when">day ` +
+	txt := `<span class="txt">` + esc(EventLine(ev, f, who)) + `</span>`
+	if p, ok := Where(ev, f); ok {
+		// A sanction's line shows, when pressed, where it happened.
+		txt = `<button type="button" class="where" data-act="where" data-x="` + itoa(p.X) + `" data-y="` + itoa(p.Y) + `" data-day="` + itoa(ev.Day) +
+			`" aria-describedby="where-help">` + txt + `</button>`
+	}
+	return `<li class="` + cls + `">` + tag + ` ` + txt + ` <span class="when">day ` +
 		itoa(ev.Day) + ` · step ` + itoa(ev.Step) + `</span></li>`
 }
 
