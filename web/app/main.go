@@ -102,16 +102,25 @@ func (a *app) focus(sel string) {
 // top scrolls to the top of the page, for a new screen.
 func (a *app) top() { js.Global().Call("scrollTo", 0, 0) }
 
-// scrollTo brings the element matching sel to the top of a phone's
-// screen (under 761 px wide, where the page is one column), so that the
-// map and the pad fit; wider screens show everything already.
-func (a *app) scrollTo(sel string) {
-	if js.Global().Get("innerWidth").Int() > 760 {
+// fitPlay scrolls a phone's screen (one column, under 761 px wide) so
+// that the map and the banner under it sit just above the pad, which
+// sticks to the bottom of the screen: as little of the HUD scrolls away
+// as that takes, and never the top of the map. Wider screens show
+// everything already.
+func (a *app) fitPlay() {
+	w := js.Global()
+	if w.Get("innerWidth").Int() > 760 {
 		return
 	}
-	if el := a.doc.QuerySelector(sel); el != nil {
-		el.Underlying().Call("scrollIntoView", map[string]any{"block": "start"})
+	m, b, pad := a.byID("map"), a.byID("status"), a.doc.QuerySelector(".ctl")
+	if m == nil || b == nil || pad == nil {
+		return
 	}
+	y := w.Get("scrollY").Float()
+	mapTop := m.Underlying().Call("getBoundingClientRect").Get("top").Float() + y
+	bannerBottom := b.Underlying().Call("getBoundingClientRect").Get("bottom").Float() + y
+	room := w.Get("innerHeight").Float() - pad.Underlying().Call("getBoundingClientRect").Get("height").Float()
+	w.Call("scrollTo", 0, min(mapTop, max(0, bannerBottom-room)))
 }
 
 func (a *app) hash() string { return js.Global().Get("location").Get("hash").String() }

@@ -148,7 +148,7 @@ func (a *app) renderPlay() {
 		a.showObs(ui.StepResponse{Observation: p.Obs()})
 		a.stage("play")
 		a.focus("#map")
-		a.scrollTo(".game")
+		a.fitPlay()
 	case ui.StageProbe:
 		a.set("screen", ui.ProbeHTML(*p.Probe))
 		a.stage("probe")

@@ -102,16 +102,16 @@ func TestTouch(t *testing.T) {
 func checkPhoneMap(t *testing.T, s *session, w int) {
 	t.Helper()
 	var got struct {
-		MapRight, PadBottom, BannerBottom, H float64
-		BannerLines                          float64
-		Initials                             int
+		MapRight, MapTop, MapBottom, PadTop, PadBottom, BannerBottom, H float64
+		BannerLines                                                     float64
+		Initials                                                        int
 	}
 	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => {
 		const g = document.querySelector(".grid").getBoundingClientRect();
 		const pad = document.querySelector(".ctl").getBoundingClientRect();
 		const b = document.getElementById("status");
 		const lh = parseFloat(getComputedStyle(b).lineHeight) || 20;
-		return {MapRight: g.right, PadBottom: pad.bottom, BannerBottom: b.getBoundingClientRect().bottom, H: innerHeight,
+		return {MapRight: g.right, MapTop: g.top, MapBottom: g.bottom, PadTop: pad.top, PadBottom: pad.bottom, BannerBottom: b.getBoundingClientRect().bottom, H: innerHeight,
 			BannerLines: Math.round((b.scrollHeight - parseFloat(getComputedStyle(b).paddingTop) - parseFloat(getComputedStyle(b).paddingBottom)) / lh),
 			Initials: [...document.querySelectorAll(".tk em .ini")].filter(e => e.offsetParent !== null && e.textContent).length};
 	})())`)), &got); err != nil {
@@ -122,6 +122,10 @@ func checkPhoneMap(t *testing.T, s *session, w int) {
 	}
 	if got.PadBottom > got.H {
 		t.Errorf("the pad ends at y=%.0f, below the %.0fpx screen", got.PadBottom, got.H)
+	}
+	if got.MapTop < 0 || got.MapBottom > got.PadTop+1 || got.BannerBottom > got.PadTop+1 { // 1 px: subpixel layout
+		t.Errorf("at the start of a day the map (y=%.0f..%.0f) and the banner (to y=%.0f) are not all above the pad (from y=%.0f)",
+			got.MapTop, got.MapBottom, got.BannerBottom, got.PadTop)
 	}
 	if got.BannerLines > 1 {
 		t.Errorf("the latest-event banner takes %.0f lines, want one", got.BannerLines)
