@@ -117,3 +117,70 @@ func TestStory(t *testing.T) {
 		t.Error("the local and site stories no longer say when data is sent")
 	}
 }
+
+func TestTrail(t *testing.T) {
+	spots := []ui.Spot{{Pos: ui.Pos{X: 1, Y: 1}, Day: 1, Step: 10}, {Pos: ui.Pos{X: 2, Y: 2}, Day: 1, Step: 12}, {Pos: ui.Pos{X: 3, Y: 3}, Day: 2, Step: 12}}
+	for _, tc := range []struct {
+		day, step int
+		want      []ui.Pos
+	}{
+		{1, 10, []ui.Pos{{X: 1, Y: 1}}},
+		{1, 12, []ui.Pos{{X: 1, Y: 1}, {X: 2, Y: 2}}},
+		{1, 13, []ui.Pos{{X: 2, Y: 2}}},
+		{1, 15, nil},
+		{2, 12, []ui.Pos{{X: 3, Y: 3}}},
+	} {
+		got := ui.Trail(spots, tc.day, tc.step)
+		if len(got) != len(tc.want) {
+			t.Errorf("Trail(day %d, step %d) = %v, want %v", tc.day, tc.step, got, tc.want)
+			continue
+		}
+		for _, p := range tc.want {
+			if !got[p] {
+				t.Errorf("Trail(day %d, step %d) = %v, want %v", tc.day, tc.step, got, tc.want)
+			}
+		}
+	}
+	f := &ui.Frame{Agents: []ui.Agent{{ID: sim.NewcomerID, Pos: ui.Pos{X: 4, Y: 5}}, {ID: "mara", Pos: ui.Pos{X: 6, Y: 1}}}}
+	if p, ok := ui.Where(ui.Event{Kind: "sanction", By: "olek", To: "mara"}, f); !ok || p != (ui.Pos{X: 6, Y: 1}) {
+		t.Errorf("Where(sanction on mara) = %v, %v; want x 6 y 1", p, ok)
+	}
+	if _, ok := ui.Where(ui.Event{Kind: "day"}, f); ok {
+		t.Error("Where(a day event) has a tile")
+	}
+}
+
+// TestZoneLabels checks that a zone's name moves away from a member's
+// token and name label, and is left out when both corners are taken.
+func TestZoneLabels(t *testing.T) {
+	tiles := make([]ui.Tile, 36)
+	for i := range tiles {
+		tiles[i].Terrain = "path"
+	}
+	obs := func(members ...ui.Pos) *ui.Observation {
+		o := &ui.Observation{}
+		o.Frame = ui.Frame{Width: 6, Height: 6, Tiles: tiles, Zones: []ui.Zone{{Name: "market", Min: ui.Pos{X: 1, Y: 2}, Max: ui.Pos{X: 4, Y: 4}}}}
+		o.Frame.Agents = []ui.Agent{{ID: sim.NewcomerID, Pos: ui.Pos{X: 0, Y: 5}}}
+		for i, p := range members {
+			o.Frame.Agents = append(o.Frame.Agents, ui.Agent{ID: "m" + string(rune('a'+i)), Name: "m" + string(rune('a'+i)), Pos: p})
+		}
+		return o
+	}
+	for _, tc := range []struct {
+		name    string
+		members []ui.Pos
+		want    string
+	}{
+		{"free: top right", nil, `<span>market</span>`},
+		{"a name label over the top right", []ui.Pos{{X: 4, Y: 1}}, `<span class="left">market</span>`},
+		{"both corners taken", []ui.Pos{{X: 4, Y: 2}, {X: 1, Y: 1}}, `"></div>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := ui.GridHTML(obs(tc.members...), ui.Marks{})
+			i := strings.Index(g, `class="zone"`)
+			if i < 0 || !strings.Contains(g[i:], tc.want) || (tc.want == `"></div>` && strings.Contains(g[i:], "market")) {
+				t.Errorf("zone label: %s", g[i:])
+			}
+		})
+	}
+}
