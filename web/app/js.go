@@ -76,16 +76,17 @@ func (fetchPoster) Post(url string, header map[string]string, body []byte) (chat
 
 // storage is the browser's localStorage (it may be missing or refuse,
 // e.g. in private windows: then nothing is kept).
-func storageGet(key string) string {
+func storageGet(key string) (v string) {
+	defer func() {
+		if recover() != nil {
+			v = "" // a browser that refuses storage throws
+		}
+	}()
 	ls := js.Global().Get("localStorage")
 	if ls.IsUndefined() || ls.IsNull() {
 		return ""
 	}
-	v := ls.Call("getItem", key)
-	if v.IsNull() || v.IsUndefined() {
-		return ""
-	}
-	return v.String()
+	return str(ls.Call("getItem", key))
 }
 
 func storageSet(key, value string) {
