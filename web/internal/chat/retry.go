@@ -126,7 +126,7 @@ func ExplainNoAnswer(baseURL, origin, msg string) string {
 	b.WriteString(`<p>Either nothing is listening at that address, or the server does not allow requests from this page (CORS): a browser reports both the same way. To allow this page, <code>` + esc(origin) + `</code>:</p><ul class="cors">`)
 	b.WriteString(`<li><b>Ollama</b>: start it with <code>OLLAMA_ORIGINS=` + esc(origin) + `</code> set (e.g. <code>OLLAMA_ORIGINS=` + esc(origin) + ` ollama serve</code>).</li>`)
 	b.WriteString(`<li><b>vLLM</b>: <code>vllm serve</code> takes <code>--allowed-origins</code>; its default already allows every origin, so with vLLM check the address and port first.</li>`)
-	b.WriteString(`<li><b>LM Studio</b>: its server refuses other pages until CORS is enabled: <code>lms server start --cors</code>, or the CORS switch in its server settings.</li>`)
+	b.WriteString(`<li><b>LM Studio</b>: its server refuses other pages until CORS is enabled: <code>lms server start --cors</code>.</li>`)
 	b.WriteString(`<li><b>llama.cpp</b> (<code>llama-server</code>): see <code>llama-server --help</code> for the CORS options of your version, or put a proxy that adds CORS headers in front of it.</li></ul>`)
 	b.WriteString(`<p class="hint">A page served over https cannot call a plain http:// address other than localhost. The run is paused at this step: press <b>Resume</b> to try again.</p>`)
 	return b.String()
