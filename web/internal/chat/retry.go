@@ -117,8 +117,8 @@ func WaitText(err error, left time.Duration, attempt, maxAttempts int) string {
 // so it says how to allow the page on the common local servers. origin
 // is the page's origin (location.origin). Each server's setting is the
 // one its documentation gives (ollama's FAQ, vLLM's serve arguments, LM
-// Studio's `lms server start`); llama.cpp's server changed its CORS
-// options between versions, so it only points to its help.
+// Studio's `lms server start`); for llama.cpp's server no documented
+// CORS setting was found to cite, so it only points to its help.
 func ExplainNoAnswer(baseURL, origin, msg string) string {
 	esc := html.EscapeString
 	var b strings.Builder
