@@ -276,7 +276,7 @@ table{border-collapse:collapse;margin:1rem 0 2rem;font-variant-numeric:tabular-n
 th,td{border-bottom:1px solid #ddd;padding:.35rem .6rem;text-align:right;vertical-align:top}
 th:first-child,td:first-child{text-align:left}small{color:#666;display:block}
 nav a{margin-right:.8rem}.cur{font-weight:bold}
-</style></head><body>
+</style></head><body><main>
 <h1>NormGym leaderboard</h1>
 <nav>`)
 	for _, name := range sim.SuiteNames() {
@@ -324,7 +324,7 @@ The observational-learning gap is joint(observe) − joint(solo). Every run was 
 		b.WriteString("</table>\n")
 	}
 	b.WriteString(`<p><a href="/api/leaderboard?suite=` + esc(lb.Suite) + `">JSON</a> · <a href="/">play</a></p>
-</body></html>
+</main></body></html>
 `)
 	return b.String()
 }

@@ -29,7 +29,7 @@ code,.mono{font-family:ui-monospace,monospace;background:#f3f3f3;padding:.1rem .
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:right}
 th:first-child,td:first-child{text-align:left}.big{font-size:1.6rem;font-weight:bold}.muted{color:#555}.err{color:#a00000;font-weight:bold}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.8rem}.right{color:#0a6b2a;font-weight:bold}
-</style></head><body>
+</style></head><body><main>
 <h1>NormGym for classrooms</h1>
 <p class="muted">Your students join a small community with an unwritten rule and try to work it out. No accounts: students get a pseudonym, you see the class live. <a href="/">Try it yourself</a> · <a href="/leaderboard">leaderboard</a></p>
 <section id="create"><h2>Create a room</h2>
@@ -55,6 +55,7 @@ Keep your teacher token secret: it is stored only in this browser.</p>
 <h3>Which rule did they name?</h3><div id="probes"></div>
 <p><button id="csv">Download CSV</button> <span class="muted" id="updated"></span> <span class="err" id="dashErr" role="alert"></span></p>
 </section>
+</main>
 <script>
 "use strict";
 const $ = id => document.getElementById(id);

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"syscall/js"
 
-	"honnef.co/go/js/dom/v2"
+	"github.com/normgym/normgym/web/internal/chat"
 )
 
 // jsSim is ui.Sim over the page's bridge (boot.js).
@@ -47,7 +47,7 @@ func await(p js.Value) (js.Value, error) {
 // referrer, no cache.
 type fetchPoster struct{}
 
-func (fetchPoster) Post(url string, header map[string]string, body []byte) (int, []byte, error) {
+func (fetchPoster) Post(url string, header map[string]string, body []byte) (chat.HTTPResponse, error) {
 	obj := js.Global().Get("Object")
 	h := obj.New()
 	for k, v := range header {
@@ -63,28 +63,30 @@ func (fetchPoster) Post(url string, header map[string]string, body []byte) (int,
 	opts.Set("referrerPolicy", "no-referrer")
 	resp, err := await(js.Global().Call("fetch", url, opts))
 	if err != nil {
-		return 0, nil, err
+		return chat.HTTPResponse{}, err
 	}
-	status := resp.Get("status").Int()
+	r := chat.HTTPResponse{Status: resp.Get("status").Int(), RetryAfter: str(resp.Get("headers").Call("get", "Retry-After"))}
 	text, err := await(resp.Call("text"))
 	if err != nil {
-		return status, nil, err
+		return r, err
 	}
-	return status, []byte(text.String()), nil
+	r.Body = []byte(text.String())
+	return r, nil
 }
 
 // storage is the browser's localStorage (it may be missing or refuse,
 // e.g. in private windows: then nothing is kept).
-func storageGet(key string) string {
+func storageGet(key string) (v string) {
+	defer func() {
+		if recover() != nil {
+			v = "" // a browser that refuses storage throws
+		}
+	}()
 	ls := js.Global().Get("localStorage")
 	if ls.IsUndefined() || ls.IsNull() {
 		return ""
 	}
-	v := ls.Call("getItem", key)
-	if v.IsNull() || v.IsUndefined() {
-		return ""
-	}
-	return v.String()
+	return str(ls.Call("getItem", key))
 }
 
 func storageSet(key, value string) {
@@ -122,7 +124,7 @@ func download(name, mime string, data []byte) {
 
 // closest returns the nearest ancestor-or-self of ev's target matching
 // sel, or a null value.
-func closest(ev dom.Event, sel string) js.Value {
+func closest(ev event, sel string) js.Value {
 	t := ev.Underlying().Get("target")
 	if t.IsNull() || t.IsUndefined() || t.Get("closest").IsUndefined() {
 		return js.Null()

@@ -5,10 +5,9 @@ package main
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"syscall/js"
-
-	"honnef.co/go/js/dom/v2"
 
 	"github.com/normgym/normgym/web/internal/ui"
 )
@@ -16,8 +15,7 @@ import (
 // app is the page's state. Everything runs on the browser's one thread:
 // event callbacks and the model loop's goroutine take turns.
 type app struct {
-	win    dom.Window
-	doc    dom.Document
+	doc    document
 	client *ui.Client
 	info   ui.Info
 	norms  []ui.Norm
@@ -36,11 +34,24 @@ type app struct {
 	// feed holds the event feed's items, oldest first, for the visit on
 	// screen, so the feed survives re-rendering the layout.
 	feed []string
+	// latest is the banner under the map: the last step's main event.
+	latest string
+	// spots are the tiles of the visit's sanctions so far; focusSpot is
+	// the one a feed line asked to show (until the next step); shown is
+	// the observation on screen.
+	spots     []ui.Spot
+	focusSpot *ui.Spot
+	shown     *ui.Observation
+}
+
+// resetFeed forgets the feed, banner and sanction tiles of the visit on
+// screen (a new visit, or a replay from its start).
+func (a *app) resetFeed() {
+	a.feed, a.latest, a.spots, a.focusSpot = nil, "", nil, nil
 }
 
 func main() {
-	a := &app{win: dom.GetWindow()}
-	a.doc = a.win.Document()
+	a := &app{doc: document{js.Global().Get("document")}}
 	bridge := js.Global().Get("normgymSim")
 	a.client = ui.NewClient(jsSim{bridge}, bridge.Get("sha256").String())
 	info, err := a.client.Info()
@@ -54,14 +65,15 @@ func main() {
 			tabs.Underlying().Call("insertAdjacentHTML", "beforeend", `<a href="/leaderboard" class="lb-link">Leaderboard</a>`)
 		}
 		a.doc.Underlying().Get("documentElement").Get("dataset").Set("site", "1")
-		go a.resendLeftover()
 	}
-	a.doc.AddEventListener("click", false, a.onClick)
-	a.doc.AddEventListener("keydown", false, a.onKey)
-	a.doc.AddEventListener("submit", false, a.onSubmit)
-	a.doc.AddEventListener("input", false, a.onInput)
-	a.doc.AddEventListener("change", false, a.onChange)
-	a.win.AddEventListener("hashchange", false, func(dom.Event) { a.navigate(ui.ParseRoute(a.hash())) })
+	a.doc.AddEventListener("click", a.onClick)
+	a.doc.AddEventListener("keydown", a.onKey)
+	a.doc.AddEventListener("submit", a.onSubmit)
+	a.doc.AddEventListener("input", a.onInput)
+	a.doc.AddEventListener("change", a.onChange)
+	win := js.Global()
+	listen(win, "hashchange", func(event) { a.navigate(ui.ParseRoute(a.hash())) })
+	listen(win, "beforeunload", a.onLeave)
 	a.byID("boot").Underlying().Call("remove")
 	a.navigate(ui.ParseRoute(a.hash()))
 	js.Global().Get("performance").Call("mark", "normgym-interactive")
@@ -69,7 +81,7 @@ func main() {
 	select {}
 }
 
-func (a *app) byID(id string) dom.Element { return a.doc.GetElementByID(id) }
+func (a *app) byID(id string) *element { return a.doc.GetElementByID(id) }
 
 func (a *app) set(id, html string) {
 	if el := a.byID(id); el != nil {
@@ -89,6 +101,27 @@ func (a *app) focus(sel string) {
 
 // top scrolls to the top of the page, for a new screen.
 func (a *app) top() { js.Global().Call("scrollTo", 0, 0) }
+
+// fitPlay scrolls a phone's screen (one column, under 761 px wide) so
+// that the map and the banner under it sit just above the pad, which
+// sticks to the bottom of the screen: as little of the HUD scrolls away
+// as that takes, and never the top of the map. Wider screens show
+// everything already.
+func (a *app) fitPlay() {
+	w := js.Global()
+	if w.Get("innerWidth").Int() > 760 {
+		return
+	}
+	m, b, pad := a.byID("map"), a.byID("status"), a.doc.QuerySelector(".ctl")
+	if m == nil || b == nil || pad == nil {
+		return
+	}
+	y := w.Get("scrollY").Float()
+	mapTop := m.Underlying().Call("getBoundingClientRect").Get("top").Float() + y
+	bannerBottom := b.Underlying().Call("getBoundingClientRect").Get("bottom").Float() + y
+	room := w.Get("innerHeight").Float() - pad.Underlying().Call("getBoundingClientRect").Get("height").Float()
+	w.Call("scrollTo", 0, min(mapTop, max(0, bannerBottom-room)))
+}
 
 func (a *app) hash() string { return js.Global().Get("location").Get("hash").String() }
 
@@ -120,14 +153,19 @@ func escape(s string) string {
 // none, then shows its mode.
 func (a *app) navigate(r ui.Route) {
 	a.stop()
+	a.setStory(ui.DataModeOf(r.Mode, a.site != nil, r.Room))
 	if a.site != nil && r.Mode == ui.ModePlay && r.Visit == "" {
-		// On the site, Play plays the server's assignment.
+		// On the site, Play plays the server's assignment, once an
+		// earlier page's unsent record (if any) has gone.
 		r.Suite, r.N = "", 0
 		a.route, a.mode = r, r.Mode
 		a.markTab()
-		a.feed = nil
+		a.resetFeed()
 		a.set("visit-label", "assigned")
-		go a.openSitePlay(r)
+		go func() {
+			a.resendLeftover()
+			a.openSitePlay(r)
+		}()
 		return
 	}
 	if !r.HasVisit() {
@@ -158,7 +196,7 @@ func (a *app) navigate(r ui.Route) {
 	}
 	a.visit = v
 	a.set("visit-label", escape(v.Label()))
-	a.feed = nil
+	a.resetFeed()
 	switch a.mode {
 	case ui.ModeWatch:
 		a.openWatch()
@@ -197,6 +235,24 @@ func (a *app) stop() {
 	}
 }
 
+// setStory tells, in the footer, the data story of the mode on screen.
+func (a *app) setStory(m ui.DataMode) { a.set("story", ui.StoryHTML(m)) }
+
+// midVisit reports whether leaving the page would interrupt a human's
+// visit (it resumes after a reload, but the player should know).
+func (a *app) midVisit() bool {
+	p := a.play
+	return a.mode == ui.ModePlay && p != nil && p.Stage > ui.StageConsent && p.Stage < ui.StageResult
+}
+
+// onLeave asks before the page is left mid-visit.
+func (a *app) onLeave(ev event) {
+	if a.midVisit() || (a.model != nil && a.model.running) {
+		ev.PreventDefault()
+		ev.Underlying().Set("returnValue", "")
+	}
+}
+
 // go opens a route through the address bar (so Back works).
 func (a *app) go_(r ui.Route) {
 	s := r.String()
@@ -222,7 +278,9 @@ func (a *app) renderGame(o *ui.Observation) {
 func (a *app) showObs(r ui.StepResponse) {
 	o := r.Observation
 	a.set("hud", ui.HUDHTML(o))
-	a.set("grid-wrap", ui.GridHTML(o, ui.MarksOf(r.Events)))
+	a.shown, a.focusSpot = o, nil
+	a.addEvents(r.Events, &o.Frame)
+	a.drawGrid(ui.MarksOf(r.Events))
 	a.set("roster", ui.RosterHTML(o))
 	if a.mode == ui.ModePlay {
 		a.set("give", ui.GiveHTML(o))
@@ -231,16 +289,69 @@ func (a *app) showObs(r ui.StepResponse) {
 	if msg := ui.Blocked(r.Events); msg != "" {
 		status = msg
 	}
+	if status == "" {
+		status = a.latest
+	}
 	a.set("status", escape(status))
-	a.addEvents(r.Events)
 	a.doc.Underlying().Get("body").Get("dataset").Set("step", o.Frame.Step)
 	a.doc.Underlying().Get("body").Get("dataset").Set("day", o.Day)
 }
 
-func (a *app) addEvents(evs []ui.Event) {
+// who names the newcomer in the feed: "" when the player is the
+// newcomer, else the baseline or model playing it.
+func (a *app) who() string {
+	switch {
+	case a.mode == ui.ModeWatch && a.watch != nil:
+		return "the " + a.watch.w.Agent
+	case a.mode == ui.ModeModel:
+		return "the model"
+	}
+	return ""
+}
+
+// drawGrid draws the map on screen with m's marks, the recent
+// sanctions' tiles and the one a feed line asked for.
+func (a *app) drawGrid(m ui.Marks) {
+	o := a.shown
+	if o == nil {
+		return
+	}
+	m.Spots = ui.Trail(a.spots, o.Day, o.Frame.Step)
+	if s := a.focusSpot; s != nil && s.Day == o.Day {
+		m.Focus = &s.Pos
+	}
+	a.set("grid-wrap", ui.GridHTML(o, m))
+}
+
+// showWhere marks the tile of a sanction from the feed on today's map.
+func (a *app) showWhere(el js.Value) {
+	x, errX := strconv.Atoi(attr(el, "data-x"))
+	y, errY := strconv.Atoi(attr(el, "data-y"))
+	day, _ := strconv.Atoi(attr(el, "data-day"))
+	if errX != nil || errY != nil || a.shown == nil {
+		return
+	}
+	if day != a.shown.Day {
+		a.set("status", "That happened on day "+strconv.Itoa(day)+", in another layout.")
+		return
+	}
+	a.focusSpot = &ui.Spot{Pos: ui.Pos{X: x, Y: y}, Day: day}
+	a.drawGrid(ui.Marks{})
+	a.set("status", escape("Marked on the map: x "+strconv.Itoa(x)+", y "+strconv.Itoa(y)+"."))
+}
+
+func (a *app) addEvents(evs []ui.Event, f *ui.Frame) {
+	if line := ui.BannerText(evs, f, a.who()); line != "" {
+		a.latest = line
+	}
+	for _, ev := range evs {
+		if p, ok := ui.Where(ev, f); ok {
+			a.spots = append(a.spots, ui.Spot{Pos: p, Day: ev.Day, Step: ev.Step})
+		}
+	}
 	feed := a.byID("feed")
 	for _, ev := range evs {
-		h := ui.FeedItemHTML(ev)
+		h := ui.FeedItemHTML(ev, f, a.who())
 		a.feed = append(a.feed, h)
 		if feed != nil {
 			feed.Underlying().Call("insertAdjacentHTML", "afterbegin", h)
@@ -282,7 +393,7 @@ func (a *app) downloadRecord(rec *ui.Record) {
 	download("normgym-"+rec.World+"-"+rec.Condition+"-"+rec.Client+"-"+h+".json", "application/json", b)
 }
 
-func (a *app) onClick(ev dom.Event) {
+func (a *app) onClick(ev event) {
 	if tab := closest(ev, ".tabs a[data-mode]"); !tab.IsNull() {
 		ev.PreventDefault()
 		r := a.route
@@ -311,10 +422,20 @@ func (a *app) onClick(ev dom.Event) {
 		ev.PreventDefault()
 		a.pickerAction(act)
 		return
+	case "where":
+		a.showWhere(el)
+		if ev.Underlying().Get("detail").Int() > 0 && a.doc.GetElementByID("map") != nil {
+			a.focus("#map") // a click: the keys stay the game's
+		}
+		return
 	}
 	switch a.mode {
 	case ui.ModePlay:
 		a.playClick(act, el)
+		if pointer := ev.Underlying().Get("detail").Int() > 0; pointer && a.play != nil && a.play.Stage == ui.StagePlay {
+			// A tap or click on the pad gives the keys back to the map.
+			a.focus("#map")
+		}
 	case ui.ModeWatch:
 		a.watchClick(act)
 	case ui.ModeModel:
@@ -322,46 +443,55 @@ func (a *app) onClick(ev dom.Event) {
 	}
 }
 
-func (a *app) onKey(ev dom.Event) {
-	ke, ok := ev.(*dom.KeyboardEvent)
-	if !ok || ke.CtrlKey() || ke.MetaKey() || ke.AltKey() {
-		return
+// focusOf classifies where a key event's target is.
+func focusOf(ev event) ui.Focus {
+	t := ev.Underlying().Get("target")
+	if t.IsNull() || t.IsUndefined() || t.Get("tagName").IsUndefined() {
+		return ui.FocusNone
 	}
-	tag := ""
-	if t := ev.Underlying().Get("target"); !t.IsNull() && !t.IsUndefined() && !t.Get("tagName").IsUndefined() {
-		tag = t.Get("tagName").String()
+	tag := t.Get("tagName").String()
+	typ := ""
+	if tag == "INPUT" {
+		typ = str(t.Get("type"))
 	}
-	if ke.Key() == "Escape" {
+	id := str(t.Get("id"))
+	inPad := !t.Call("closest", ".controls").IsNull()
+	isMap := id == "map" || id == "main" || !t.Call("closest", "#map").IsNull()
+	return ui.FocusOf(tag, typ, inPad, isMap)
+}
+
+func (a *app) onKey(ev event) {
+	if ev.Key() == "Escape" {
 		if el := a.byID("picker"); el != nil && !el.HasAttribute("hidden") {
 			a.renderPicker(false)
 			a.focus(".visit-btn")
 			return
 		}
 	}
-	if tag == "INPUT" || tag == "SELECT" || tag == "TEXTAREA" {
-		if !(a.mode == ui.ModePlay && tag == "INPUT" && a.play != nil && a.play.Stage == ui.StageProbe) {
-			return
-		}
-	}
-	if a.mode == ui.ModePlay && a.play != nil {
-		if a.playKey(ke.Key(), tag) {
+	k := ui.KeyPress{Key: ev.Key(), Repeat: ev.Repeat(), Modified: ev.Modified(), Focus: focusOf(ev)}
+	switch {
+	case a.mode == ui.ModePlay && a.play != nil:
+		in := ui.Intent(a.play.Stage, k)
+		if in.Prevent {
 			ev.PreventDefault()
 		}
-		return
-	}
-	if a.mode == ui.ModeWatch && a.watch != nil && tag != "BUTTON" {
-		switch ke.Key() {
-		case " ", "k":
-			a.watchClick("w-play")
+		a.playIntent(in)
+	case a.mode == ui.ModeWatch && a.watch != nil:
+		act, prevent := ui.WatchIntent(k)
+		if prevent {
 			ev.PreventDefault()
-		case "ArrowRight", "l", ".":
-			a.watchClick("w-step")
-			ev.PreventDefault()
+		}
+		if act != "" {
+			a.watchClick(act)
+		}
+	default:
+		if k.Repeat && (k.Focus == ui.FocusControl || k.Focus == ui.FocusPad) && (k.Key == "Enter" || k.Key == " ") {
+			ev.PreventDefault() // a held key does not press a button again and again
 		}
 	}
 }
 
-func (a *app) onSubmit(ev dom.Event) {
+func (a *app) onSubmit(ev event) {
 	ev.PreventDefault()
 	switch ev.Underlying().Get("target").Get("id").String() {
 	case "probe-form":
@@ -371,14 +501,14 @@ func (a *app) onSubmit(ev dom.Event) {
 	}
 }
 
-func (a *app) onInput(ev dom.Event) {
+func (a *app) onInput(ev event) {
 	t := ev.Underlying().Get("target")
 	if t.Get("id").String() == "confidence" {
 		a.set("conf-out", t.Get("value").String()+"%")
 	}
 }
 
-func (a *app) onChange(ev dom.Event) {
+func (a *app) onChange(ev event) {
 	t := ev.Underlying().Get("target")
 	switch t.Get("id").String() {
 	case "w-agent":

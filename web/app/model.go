@@ -3,9 +3,11 @@
 package main
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"syscall/js"
+	"time"
 
 	"github.com/normgym/normgym/web/internal/chat"
 	"github.com/normgym/normgym/web/internal/ui"
@@ -35,6 +37,7 @@ func (s *modelState) close() {
 func (a *app) openModel() {
 	a.set("screen", ui.ModelFormHTML(storageGet(keyURL), storageGet(keyModel), storageGet(keyKey) != "", a.visit.Label()))
 	a.stage("model-form")
+	a.setStory(ui.DataModel)
 }
 
 func (a *app) startModel() {
@@ -58,7 +61,7 @@ func (a *app) startModel() {
 	}
 	s := &modelState{runner: r}
 	a.model = s
-	a.feed = nil
+	a.resetFeed()
 	a.renderGame(r.Play.Obs())
 	a.set("controls", ui.ModelControlsHTML(cfg.Model))
 	a.showObs(r.Play.Last)
@@ -114,25 +117,26 @@ func (a *app) resume() {
 	a.stage("model-run")
 	r := s.runner
 	go func() {
+		attempt := 0
 		for !r.Done() && !s.stopReq {
 			t, err := r.Next(fetchPoster{})
 			if s.closed {
 				return
 			}
 			if err != nil {
-				s.running = false
-				a.modelButtons(false)
-				a.set("m-error", escape(ui.Title(err.Error()))+`. The run is paused at this step: press <b>Resume</b> to try it again.`)
-				a.set("m-state", "paused after an error")
-				if el := a.byID("m-error"); el != nil {
-					opts := js.Global().Get("Object").New()
-					opts.Set("block", "nearest")
-					el.Underlying().Call("scrollIntoView", opts)
+				if d, ok := chat.DefaultRetry.Wait(err, attempt, time.Now(), rand.Int64N); ok {
+					attempt++
+					if !a.modelWait(s, err, d, attempt) {
+						break // stopped while waiting
+					}
+					continue
 				}
-				a.stage("model-error")
+				a.modelError(s, err)
 				return
 			}
+			attempt = 0
 			a.set("m-error", "")
+			a.set("m-state", "running")
 			if tr := a.byID("transcript"); tr != nil {
 				tr.Underlying().Call("insertAdjacentHTML", "afterbegin", chat.TurnHTML(t))
 			}
@@ -149,6 +153,40 @@ func (a *app) resume() {
 		}
 		a.modelDone()
 	}()
+}
+
+// modelWait shows why and how long the run waits before retrying, and
+// counts down; it returns false if Stop was pressed meanwhile.
+func (a *app) modelWait(s *modelState, err error, d time.Duration, attempt int) bool {
+	a.stage("model-wait")
+	end := time.Now().Add(d)
+	for left := d; left > 0; left = time.Until(end) {
+		if s.closed || s.stopReq {
+			return false
+		}
+		a.set("m-state", escape(chat.WaitText(err, left, attempt, chat.DefaultRetry.Max)))
+		time.Sleep(min(left, 250*time.Millisecond))
+	}
+	a.set("m-state", "running")
+	a.stage("model-run")
+	return !s.closed && !s.stopReq
+}
+
+// modelError pauses the run and says why; a request that got no answer
+// at all is explained as the CORS refusal it usually is.
+func (a *app) modelError(s *modelState, err error) {
+	s.running = false
+	a.modelButtons(false)
+	msg := escape(ui.Title(err.Error())) + `. The run is paused at this step: press <b>Resume</b> to try it again.`
+	if e, ok := err.(*chat.EndpointError); ok && e.Status == 0 {
+		msg = chat.ExplainNoAnswer(s.runner.Config.BaseURL, js.Global().Get("location").Get("origin").String(), e.Message)
+	}
+	a.set("m-error", msg)
+	a.set("m-state", "paused after an error")
+	if el := a.byID("m-error"); el != nil {
+		el.Underlying().Call("scrollIntoView", map[string]any{"block": "nearest"})
+	}
+	a.stage("model-error")
 }
 
 func (a *app) modelDone() {
@@ -173,6 +211,6 @@ func (a *app) modelDone() {
 	}
 	rows := append([]ui.Outcome{{Name: rec.Agent, Record: *rec}}, a.client.Baselines(rec.Visit, a.info.Agents)...)
 	head := ui.OutcomeTableHTML(rows)
-	a.set("m-result", head+norm+fmtErr+`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button></div>`)
+	a.set("m-result", head+norm+fmtErr+ui.StoryHTML(ui.DataModel)+`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button></div>`)
 	a.stage("model-done")
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -11,15 +12,91 @@ import (
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
+// Where a human's visit in progress is kept (ui.Journal), one slot per
+// kind of play: a reload, Back, or a trip to Watch and back resumes it.
+const (
+	keyProgressLocal = "normgym.progress.play"
+	keyProgressSite  = "normgym.progress.site"
+)
+
+// storeJournal is ui.Journal over localStorage.
+type storeJournal struct{ key string }
+
+func (j storeJournal) Load() (ui.Progress, bool) {
+	var p ui.Progress
+	s := storageGet(j.key)
+	if s == "" || json.Unmarshal([]byte(s), &p) != nil {
+		return ui.Progress{}, false
+	}
+	return p, true
+}
+
+func (j storeJournal) Save(p ui.Progress) {
+	if b, err := json.Marshal(p); err == nil {
+		storageSet(j.key, string(b))
+	}
+}
+
+func (j storeJournal) Clear() { storageSet(j.key, "") }
+
+// journal is the slot of the visit on screen.
+func (a *app) journal() storeJournal {
+	if a.visit.Assigned {
+		return storeJournal{keyProgressSite}
+	}
+	return storeJournal{keyProgressLocal}
+}
+
+// openPlay opens the visit in a.visit, resuming it where the journal
+// left it when the journal holds it.
 func (a *app) openPlay() {
-	p, err := ui.NewPlay(a.client, a.visit, "human", "human")
-	if err != nil {
-		a.set("screen", `<section class="card" role="alert"><h2>This visit cannot be opened</h2><p>`+escape(err.Error())+`</p></section>`)
-		return
+	j := a.journal()
+	var p *ui.Play
+	resumed := false
+	if pr, ok := j.Load(); ok && pr.Key == a.visit.Key() {
+		rp, err := ui.Resume(a.client, a.visit, pr, "human", "human", j)
+		if err == nil {
+			p, resumed = rp, true
+		}
+	}
+	if p == nil {
+		np, err := ui.NewPlay(a.client, a.visit, "human", "human")
+		if err != nil {
+			a.set("screen", `<section class="card" role="alert"><h2>This visit cannot be opened</h2><p>`+escape(err.Error())+`</p></section>`)
+			return
+		}
+		np.Journal = j
+		p = np
 	}
 	a.play = p
-	a.addEvents(p.Last.Events)
+	a.resetFeed()
+	if resumed {
+		a.replayFeed(p)
+	} else {
+		a.addEvents(p.Last.Events, &p.Obs().Frame)
+	}
 	a.renderPlay()
+	if resumed && p.Stage == ui.StagePlay {
+		a.latest = "Welcome back: your visit goes on from where you left it."
+		a.set("status", escape(a.latest))
+	}
+}
+
+// replayFeed rebuilds the feed of a resumed visit from its trajectory.
+func (a *app) replayFeed(p *ui.Play) {
+	env, first, err := a.client.Reset(a.visit.ID)
+	if err != nil {
+		return
+	}
+	defer env.Close()
+	a.addEvents(first.Events, &first.Observation.Frame)
+	for _, act := range p.Actions {
+		r, err := env.Step(act)
+		if err != nil {
+			return
+		}
+		a.addEvents(r.Events, &r.Observation.Frame)
+	}
 }
 
 func (a *app) worldTitle(name string) string {
@@ -31,10 +108,21 @@ func (a *app) worldTitle(name string) string {
 	return ""
 }
 
-// renderPlay draws the screen of the visit's stage.
+// story is the data story of Play on screen.
+func (a *app) story() ui.DataMode {
+	room := ""
+	if a.site != nil && a.site.assigned != nil {
+		room = a.site.assigned.Room
+	}
+	return ui.DataModeOf(ui.ModePlay, a.site != nil && a.visit.Assigned, room)
+}
+
+// renderPlay draws the screen of the visit's stage. A new screen starts
+// at the top of the page; keys never scroll it.
 func (a *app) renderPlay() {
 	p := a.play
 	a.top()
+	a.setStory(a.story())
 	switch p.Stage {
 	case ui.StageConsent:
 		var consent *ui.SiteConsent
@@ -47,25 +135,27 @@ func (a *app) renderPlay() {
 		}
 		a.set("screen", ui.ConsentHTML(p.Visit, consent, room))
 		a.stage("consent")
-		a.focus("[data-act=start]")
+		a.focus("#intro-h")
 	case ui.StageDay:
 		a.set("screen", ui.DayHTML(p.Obs(), p.Ended, a.worldTitle(p.Obs().World)))
 		a.stage("day")
-		a.focus("[data-act=begin]")
+		// The heading, not the Begin button: a Space still held from the
+		// last step would press a focused button when released.
+		a.focus("#day-h")
 	case ui.StagePlay:
 		a.renderGame(p.Obs())
 		a.set("controls", ui.PlayControlsHTML())
 		a.showObs(ui.StepResponse{Observation: p.Obs()})
 		a.stage("play")
-		a.focus("#main")
+		a.focus("#map")
+		a.fitPlay()
 	case ui.StageProbe:
 		a.set("screen", ui.ProbeHTML(*p.Probe))
 		a.stage("probe")
-		a.focus("#opt0")
+		a.focus("#probe-h")
 	case ui.StageResult:
 		if a.site != nil && p.Visit.Assigned && a.site.submit == "" {
-			a.site.submit = ui.SubmitSending
-			go a.submitRecord(p)
+			a.site.submit = ui.SubmitReady
 		}
 		a.renderResult(nil)
 		a.stage("result")
@@ -89,7 +179,7 @@ func (a *app) renderResult(others []ui.Outcome) {
 	p := a.play
 	rec := *p.Record
 	a.publish(p.Record)
-	h := ui.ResultHTML(rec, ui.FindNorm(a.catalog(), rec.Norm), p.Probe, others)
+	h := ui.ResultHTML(rec, ui.FindNorm(a.catalog(), rec.Norm), p.Probe, others, a.story())
 	if others == nil {
 		h = h[:len(h)-len("</section>")] + `<p class="hint" id="baselines-wait">Running the baselines on this visit…</p></section>`
 	}
@@ -98,6 +188,7 @@ func (a *app) renderResult(others []ui.Outcome) {
 		if i := strings.Index(h, "</h2>"); i >= 0 {
 			h = h[:i+5] + ui.SubmitHTML(a.site.submit, a.site.submitMsg) + h[i+5:]
 		}
+		a.doc.Underlying().Get("body").Get("dataset").Set("submit", a.site.submit)
 	}
 	a.set("screen", h)
 	a.set("visit-label", escape(rec.Visit))
@@ -120,6 +211,10 @@ func (a *app) playClick(act string, el js.Value) {
 		a.renderPlay()
 	case "download":
 		a.downloadRecord(p.Record)
+	case "submit-run":
+		if a.site != nil && a.site.submit == ui.SubmitReady {
+			go a.submitRecord(p)
+		}
 	case "resubmit":
 		go a.sendPending(p)
 	case "again":
@@ -134,47 +229,26 @@ func (a *app) playClick(act string, el js.Value) {
 	}
 }
 
-// playKey handles a key in play mode and reports whether it used it.
-func (a *app) playKey(key, tag string) bool {
+// playIntent carries out what a key asked for (ui.Intent).
+func (a *app) playIntent(in ui.KeyIntent) {
 	p := a.play
-	a.top()
-	switch p.Stage {
-	case ui.StageConsent:
-		if key == "Enter" && tag != "A" {
-			p.Start()
-			a.renderPlay()
-			return true
+	switch {
+	case in.Act:
+		a.command(in.Command)
+	case in.Advance && p.Stage == ui.StageConsent:
+		p.Start()
+		a.renderPlay()
+	case in.Advance && p.Stage == ui.StageDay:
+		p.Begin()
+		a.renderPlay()
+	case in.Choose > 0:
+		if el := a.byID("opt" + strconv.Itoa(in.Choose-1)); el != nil {
+			el.Underlying().Set("checked", true)
+			a.focus("#opt" + strconv.Itoa(in.Choose-1))
 		}
-	case ui.StageDay:
-		if key == "Enter" || key == " " {
-			p.Begin()
-			a.renderPlay()
-			return true
-		}
-	case ui.StagePlay:
-		if tag == "BUTTON" && key == "Enter" {
-			return false // activates the focused button
-		}
-		c, ok := ui.KeyCommand(key)
-		if !ok {
-			return false
-		}
-		a.command(c)
-		return true
-	case ui.StageProbe:
-		if len(key) == 1 && key[0] >= '1' && key[0] <= '9' {
-			if el := a.byID("opt" + strconv.Itoa(int(key[0]-'1'))); el != nil {
-				el.Underlying().Set("checked", true)
-				el.Underlying().Call("focus")
-				return true
-			}
-		}
-		if key == "Enter" {
-			a.submitProbe()
-			return true
-		}
+	case in.Submit:
+		a.submitProbe()
 	}
-	return false
 }
 
 // command sends a newcomer's command to the sim and draws the outcome.
@@ -197,7 +271,7 @@ func (a *app) command(c ui.Command) {
 		return
 	}
 	if p.Stage != ui.StagePlay {
-		a.addEvents(r.Events)
+		a.addEvents(r.Events, &r.Observation.Frame)
 		a.renderPlay()
 		return
 	}

@@ -129,7 +129,7 @@ func (a *app) siteError(msg string, retry bool) {
 }
 
 // submitRecord keeps the finished visit's submission in localStorage and
-// sends it. It runs in its own goroutine.
+// sends it, when the player presses Send. It runs in its own goroutine.
 func (a *app) submitRecord(p *ui.Play) {
 	as := a.site.assigned
 	if as == nil || p.Record == nil || p.Record.Visit != as.Visit {
@@ -142,6 +142,9 @@ func (a *app) submitRecord(p *ui.Play) {
 		return
 	}
 	storageSet(keyPending, string(b))
+	// The record now waits in keyPending; the visit is over for the
+	// journal (a reload resends the record, then asks for the next visit).
+	storeJournal{keyProgressSite}.Clear()
 	a.sendPending(p)
 }
 

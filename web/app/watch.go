@@ -11,7 +11,7 @@ import (
 // watchState is a baseline replay on screen with its timer.
 type watchState struct {
 	w       *ui.Watch
-	timer   int
+	timer   *timer
 	playing bool
 }
 
@@ -40,9 +40,9 @@ func (s *watchState) close(a *app) {
 }
 
 func (s *watchState) pause(a *app) {
-	if s.timer != 0 {
-		a.win.ClearInterval(s.timer)
-		s.timer = 0
+	if s.timer != nil {
+		s.timer.stop()
+		s.timer = nil
 	}
 	s.playing = false
 	if el := a.byID("w-play"); el != nil {
@@ -66,7 +66,7 @@ func (s *watchState) start(a *app) {
 		el.SetAttribute("aria-pressed", "true")
 		el.SetInnerHTML("❚❚ Pause")
 	}
-	s.timer = a.win.SetInterval(func() { a.watchStep() }, 1000/s.speed(a))
+	s.timer = every(1000/s.speed(a), a.watchStep)
 }
 
 // retime applies a new speed to a running replay.
@@ -153,7 +153,7 @@ func (a *app) watchRestart() {
 		a.set("status", escape(err.Error()))
 		return
 	}
-	a.feed = nil
+	a.resetFeed()
 	a.set("feed", "")
 	a.showObs(s.w.Last)
 	a.watchProgress()

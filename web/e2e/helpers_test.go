@@ -10,16 +10,20 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/normgym/normgym/wasm/simwasm"
 	"github.com/normgym/normgym/web/internal/browser"
 	"github.com/normgym/normgym/web/internal/site"
+	"github.com/normgym/normgym/web/internal/ui"
 )
 
 var (
@@ -232,4 +236,186 @@ func (s *session) shot(name string) string {
 		s.t.Fatal(err)
 	}
 	return p
+}
+
+// keyDown sends a keydown of one key (a kb constant or a character),
+// marked as an auto-repeat when repeat is set, as a held key sends.
+func (s *session) keyDown(k string, repeat bool) {
+	s.t.Helper()
+	s.keyEvent(k, true, repeat)
+}
+
+// keyUp sends the keyup of one key.
+func (s *session) keyUp(k string) {
+	s.t.Helper()
+	s.keyEvent(k, false, false)
+}
+
+func (s *session) keyEvent(k string, down, repeat bool) {
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	r := []rune(k)[0]
+	evs := kb.Encode(r)
+	e := *evs[len(evs)-1]
+	if down {
+		e = *evs[0]
+		for _, ev := range evs {
+			if ev.Type == kb.KeyChar {
+				e.Text, e.UnmodifiedText = ev.Text, ev.UnmodifiedText
+			}
+		}
+		e.AutoRepeat = &repeat
+	}
+	if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, e); err != nil {
+		s.t.Fatalf("browser: key %q: %v", k, err)
+	}
+}
+
+// reload reloads the page, as a player does, and waits until the app is
+// ready. It accepts the "Leave site?" dialog if the page asks first, and
+// reports whether it did.
+func (s *session) reload() (asked bool) {
+	s.t.Helper()
+	lctx, stop := context.WithCancel(s.ctx)
+	defer stop()
+	dialogs := make(chan struct{}, 4)
+	if err := chromedp.Listen(lctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			select {
+			case dialogs <- struct{}{}:
+			default:
+			}
+		}
+	}); err != nil {
+		s.t.Fatal(err)
+	}
+	var n atomic.Int32
+	go func() {
+		for {
+			select {
+			case <-lctx.Done():
+				return
+			case <-dialogs:
+				n.Add(1)
+				chromedp.Call(lctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+			}
+		}
+	}()
+	s.do(30*time.Second, chromedp.Reload())
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	return n.Load() > 0
+}
+
+// touch turns on touch input for the tab (a phone's), so that taps are
+// touch events.
+func (s *session) touch() {
+	s.t.Helper()
+	s.do(5*time.Second, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 1})
+		return err
+	}))
+}
+
+// tap touches the middle of the element matching sel with one finger, as
+// a phone does. The element must be on screen: a player cannot tap what
+// is scrolled away, so tap fails the test when it is not.
+func (s *session) tap(sel string) {
+	s.t.Helper()
+	q, _ := json.Marshal(sel)
+	var box struct {
+		X, Y   float64
+		OnView bool
+		Found  bool
+	}
+	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => {
+		const e = document.querySelector(`+string(q)+`);
+		if (!e) return {Found: false};
+		const r = e.getBoundingClientRect();
+		const x = r.left + r.width / 2, y = r.top + r.height / 2;
+		const hit = document.elementFromPoint(x, y);
+		return {Found: true, X: x, Y: y, OnView: r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth && !!hit && (hit === e || e.contains(hit))};
+	})())`)), &box); err != nil {
+		s.t.Fatal(err)
+	}
+	if !box.Found {
+		s.t.Fatalf("tap: no %s on the page (stage %s)", sel, s.eval(`document.body.dataset.stage`))
+	}
+	if !box.OnView {
+		s.t.Fatalf("tap: %s is not on screen (or covered) at scroll %s", sel, s.eval(`String(scrollY)`))
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	pt := []*input.TouchPoint{{X: box.X, Y: box.Y}}
+	for _, p := range []input.DispatchTouchEventParams{{Type: input.DispatchTouchEventTypeTouchStart, TouchPoints: pt}, {Type: input.DispatchTouchEventTypeTouchEnd, TouchPoints: []*input.TouchPoint{}}} {
+		if _, err := chromedp.Call(ctx, input.DispatchTouchEvent, p); err != nil {
+			s.t.Fatalf("tap %s: %v", sel, err)
+		}
+	}
+}
+
+var (
+	axeOnce sync.Once
+	axeJS   string
+)
+
+// axe runs axe-core (web/node_modules, pinned in web/package.json) on the
+// page and fails the test for every critical, serious or moderate
+// violation; name says which page or stage it was.
+func (s *session) axe(name string) {
+	s.t.Helper()
+	axeOnce.Do(func() {
+		r, err := site.FindRoot(".")
+		if err != nil {
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(r, "web", "node_modules", "axe-core", "axe.min.js"))
+		if err == nil {
+			axeJS = string(b)
+		}
+	})
+	if axeJS == "" {
+		if os.Getenv("CI") == "true" {
+			s.t.Fatal("axe-core is not installed (npm ci in web/, or make web-deps)")
+		}
+		s.t.Skip("axe-core is not installed: npm ci in web/ (make web-deps)")
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 60*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`typeof axe === "object" || (function(){`+axeJS+`
+		; return true; }).call(window)`)); err != nil {
+		s.t.Fatalf("axe: injecting: %v", err)
+	}
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(
+		r.violations.filter(v => ["critical", "serious", "moderate"].includes(v.impact))
+		 .map(v => v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 4).map(n => n.target.join(" ")).join(" | "))))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		s.t.Fatalf("axe: %v", err)
+	}
+	var vs []string
+	if err := json.Unmarshal([]byte(out), &vs); err != nil {
+		s.t.Fatal(err)
+	}
+	for _, v := range vs {
+		s.t.Errorf("axe on %s: %s", name, v)
+	}
+}
+
+// checkStory checks that every statement about data on the page (the
+// footer's, and the screen's: consent, result, model form) is mode
+// want's story, word for word; at least min of them must be on the page.
+func checkStory(t *testing.T, s *session, where string, want ui.DataMode, min int) {
+	t.Helper()
+	var got [][2]string
+	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify([...document.querySelectorAll(".story")].map(e => [e.dataset.story, e.textContent]))`)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < min {
+		t.Errorf("%s: %d statements about data on the page, want at least %d (footer and screen)", where, len(got), min)
+	}
+	for _, g := range got {
+		if g[0] != string(want) || g[1] != ui.Story(want) {
+			t.Errorf("%s: the page says (%s) %q; want the %s story %q", where, g[0], g[1], want, ui.Story(want))
+		}
+	}
 }

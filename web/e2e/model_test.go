@@ -34,18 +34,21 @@ type fakeLLM struct {
 	text    string
 	actions []string
 	next    int
-	failAt  int // the request number (1-based) answered with a 500
-	delay   time.Duration
-	answer  int
-	calls   int
-	probed  bool
-	bad     []string
+	// fails answers request number k (1-based) with status fails[k]; a
+	// 429 carries Retry-After: 1 (exposed to the page, as CORS requires).
+	fails  map[int]int
+	delay  time.Duration
+	answer int
+	calls  int
+	probed bool
+	bad    []string
 }
 
 func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	w.Header().Set("Access-Control-Allow-Headers", "authorization, content-type")
 	w.Header().Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 	if r.Method == http.MethodOptions {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -70,10 +73,13 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.bad = append(f.bad, "system prompt or model name")
 	}
 	last := req.Messages[len(req.Messages)-1]
-	if f.calls == f.failAt {
+	if code, ok := f.fails[f.calls]; ok {
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(500)
-		fmt.Fprint(w, `{"error":{"message":"injected failure","type":"server_error"}}`)
+		if code == 429 {
+			w.Header().Set("Retry-After", "1")
+		}
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error":{"message":"injected failure %d","type":"server_error"}}`, code)
 		return
 	}
 	var reply string
@@ -113,8 +119,10 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestModelMode runs a visit with a scripted model behind a local
-// endpoint: prompts must be the sim's text, an endpoint error must be shown
-// and the run resumable, and the record must carry the host's hash.
+// endpoint: prompts must be the sim's text; a 429 and a 500 are retried
+// by themselves (the wait on screen), as the headless harness does; a
+// 401 pauses the run until Resume; and the record must carry the host's
+// hash.
 func TestModelMode(t *testing.T) {
 	for _, sz := range [][2]int{{1280, 800}, {390, 844}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) { modelMode(t, sz[0], sz[1]) })
@@ -130,7 +138,8 @@ func modelMode(t *testing.T, w, h int) {
 		t.Fatal(err)
 	}
 	defer v.Close(ctx)
-	f := &fakeLLM{t: t, key: "sk-test-123", visit: v, text: text, actions: base.Actions, failAt: 7, answer: base.Probe.Answer, delay: 15 * time.Millisecond}
+	f := &fakeLLM{t: t, key: "sk-test-123", visit: v, text: text, actions: base.Actions, fails: map[int]int{3: 429, 6: 500, 9: 401},
+		answer: base.Probe.Answer, delay: 15 * time.Millisecond}
 	llm := httptest.NewServer(f)
 	defer llm.Close()
 
@@ -141,12 +150,23 @@ func modelMode(t *testing.T, w, h int) {
 		document.getElementById("m-model").value = "fake-model";
 		document.getElementById("m-key").value = "` + f.key + `"; "ok"`)
 	s.shot(fmt.Sprintf("model-form-%dx%d", w, h))
+	checkStory(t, s, "model form", ui.DataModel, 2)
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-start"]`)))
+	// The 429 is retried after its Retry-After, with the wait on screen.
+	s.poll(30*time.Second, `document.getElementById("m-state").textContent.includes("Trying again in")`)
+	if got := s.eval(`document.getElementById("m-state").textContent`); !strings.Contains(got, "429") {
+		t.Errorf("the wait says %q, want the 429 named", got)
+	}
 	s.waitStage(30*time.Second, "model-error")
 	msg := s.eval(`document.getElementById("m-error").textContent`)
-	if !strings.Contains(msg, "500") || !strings.Contains(msg, "injected failure") || !strings.Contains(msg, "Resume") {
+	if !strings.Contains(msg, "401") || !strings.Contains(msg, "injected failure") || !strings.Contains(msg, "Resume") {
 		t.Errorf("the endpoint error is shown as %q", msg)
 	}
+	f.mu.Lock()
+	if f.calls != 9 {
+		t.Errorf("the run paused after %d requests, want 9 (the 429 and the 500 retried, the 401 not)", f.calls)
+	}
+	f.mu.Unlock()
 	s.shot(fmt.Sprintf("model-error-%dx%d", w, h))
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-resume"]`)))
 	s.waitStage(5*time.Second, "model-run")
@@ -159,6 +179,7 @@ func modelMode(t *testing.T, w, h int) {
 	}
 	s.waitStage(60*time.Second, "model-done")
 	s.shot(fmt.Sprintf("model-done-%dx%d", w, h))
+	checkStory(t, s, "model result", ui.DataModel, 2)
 
 	recJSON := s.eval(`globalThis.normgymLastRecord`)
 	var rec ui.Record
@@ -195,4 +216,29 @@ func modelMode(t *testing.T, w, h int) {
 	if got := s.eval(`localStorage.getItem("normgym.model.apiKey")`); got != f.key {
 		t.Errorf("the key is not kept in localStorage (%q)", got)
 	}
+}
+
+// TestModelCORS runs the model mode against an endpoint that answers but
+// sends no CORS headers, as Ollama, LM Studio and others do by default:
+// the browser refuses the answer with a bare "Failed to fetch", and the
+// page must explain what to set.
+func TestModelCORS(t *testing.T) {
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"choices":[{"message":{"role":"assistant","content":"ACTION: wait"}}]}`)
+	}))
+	defer llm.Close()
+	s := open(t, 1280, 800)
+	s.load("#mode=model&visit=orchard/none/control/s1")
+	s.waitStage(10*time.Second, "model-form")
+	s.eval(`document.getElementById("m-url").value = "` + llm.URL + `/v1"; document.getElementById("m-model").value = "m"; "ok"`)
+	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-start"]`)))
+	s.waitStage(30*time.Second, "model-error")
+	msg := s.eval(`document.getElementById("m-error").innerText`)
+	for _, want := range []string{"CORS", "OLLAMA_ORIGINS=" + s.srv.URL, "--allowed-origins", "lms server start --cors", "llama-server", "Resume"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the CORS failure is explained as %q: it lacks %q", msg, want)
+		}
+	}
+	s.shot("model-cors-1280x800")
 }

@@ -139,8 +139,14 @@ func TestPlayByKeyboard(t *testing.T) {
 			t.Fatalf("visit label %q, want %q", got, id)
 		}
 		base := greedy(t, id)
+		if i == 0 {
+			checkStory(t, s, "consent", ui.DataLocal, 2)
+		}
 		playByKeys(t, s, id, base, nil)
 		s.waitStage(5*time.Second, "result")
+		if i == 0 {
+			checkStory(t, s, "result", ui.DataLocal, 2)
+		}
 		var rec ui.Record
 		if err := json.Unmarshal([]byte(s.eval(`globalThis.normgymLastRecord`)), &rec); err != nil {
 			t.Fatal(err)

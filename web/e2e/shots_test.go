@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 	"time"
 
@@ -50,6 +51,9 @@ func TestScreenshots(t *testing.T) {
 				s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="w-step"]`)))
 			}
 			s.shot(name("watch"))
+			if feed := s.eval(`document.getElementById("feed").innerText`); regexp.MustCompile(`(?i)\byou\b`).MatchString(feed) {
+				t.Errorf("Watch mode's feed speaks of the baseline as \"you\":\n%s", feed)
+			}
 			if w > 1000 {
 				// Play the rest fast: the replay must reproduce the module's run.
 				s.eval(`const sp = document.getElementById("w-speed"); sp.value = "30"; sp.dispatchEvent(new Event("change", {bubbles: true})); "ok"`)

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,6 +26,8 @@ import (
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/web/internal/browser"
 	"github.com/normgym/normgym/web/internal/simtest"
+	"github.com/normgym/normgym/web/internal/site"
+	"github.com/normgym/normgym/web/internal/ui"
 )
 
 // siteServer starts the real NormGym server (the wazero verifier, a
@@ -117,15 +121,42 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 	if !strings.Contains(s.eval(`document.body.innerText`), strings.TrimSpace(strings.Fields(consent.Text)[0])) {
 		t.Error("the consent screen does not show the server's text")
 	}
+	story := ui.DataSite
+	if strings.HasPrefix(fragment, "#room=") {
+		story = ui.DataClassroom
+	}
+	checkStory(t, s, "consent", story, 2)
 	if shots != "" {
 		s.shot(shots + "-consent")
 	}
 	base := greedy(t, id)
+	resumed := false
 	playByKeys(t, s, id, base, func(stage string, n int) {
 		if n == 0 && (stage == "day" || stage == "play") || stage == "probe" {
 			noLeak(t, s, id, stage)
 		}
+		if stage == "play" && n > 0 && !resumed {
+			// A visit once seen is never restarted: a reload resumes it.
+			resumed = true
+			step := s.eval(`document.body.dataset.step`)
+			s.reload()
+			if got := s.waitStage(20*time.Second, "play", "consent"); got != "play" || s.eval(`document.body.dataset.step`) != step {
+				t.Fatalf("after a reload at step %s the assigned visit is at %s, step %s", step, got, s.eval(`document.body.dataset.step`))
+			}
+			noLeak(t, s, id, "resumed")
+		}
 	})
+	// Nothing is sent until the player presses Send.
+	s.poll(10*time.Second, `document.body.dataset.submit === "ready"`)
+	checkStory(t, s, "result", story, 2)
+	var before api.Runs
+	getJSON(t, s.srv.URL+"/api/runs?participant="+url.QueryEscape(participant), "", &before)
+	if len(before.Runs) != 0 {
+		t.Fatalf("the server has %d runs before the player pressed Send", len(before.Runs))
+	}
+	// (A click from script: the result screen is drawn again when the
+	// baselines finish, which may replace the button under a pointer.)
+	s.eval(`document.querySelector('[data-act="submit-run"]').click(); "ok"`)
 	s.poll(60*time.Second, `["stored", "refused", "failed"].includes(document.body.dataset.submit)`)
 	if got := s.eval(`document.body.dataset.submit`); got != "stored" {
 		t.Fatalf("submission %s: %s", got, s.eval(`document.getElementById("submit-status").innerText`))
@@ -223,5 +254,55 @@ func TestSite(t *testing.T) {
 	getJSON(t, srv.URL+"/api/rooms/"+room.Code+"/dashboard", room.TeacherToken, &dash)
 	if len(dash.Students) != 2 || dash.Stats.Runs != 2 {
 		t.Errorf("dashboard: %d students, %d runs; want 2 and 2", len(dash.Students), dash.Stats.Runs)
+	}
+}
+
+// TestServerBrotli checks that `normgym serve` sends the build's .br
+// siblings to browsers that accept brotli, with the asset's own content
+// type, Content-Encoding: br and Vary: Accept-Encoding, and the plain file
+// to those that do not.
+func TestServerBrotli(t *testing.T) {
+	srv := siteServer(t)
+	dir := builtSite(t)
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m site.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{".wasm": "application/wasm", ".js": "text/javascript; charset=utf-8",
+		".css": "text/css; charset=utf-8", ".html": "text/html; charset=utf-8"}
+	for _, f := range m.Files {
+		if _, ok := m.Brotli[f]; !ok {
+			continue
+		}
+		for _, enc := range []string{"br, gzip", "identity"} {
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+"/"+f, nil)
+			req.Header.Set("Accept-Encoding", enc)
+			resp, err := http.DefaultTransport.RoundTrip(req) // no transparent decompression
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+			wantEnc := ""
+			if enc != "identity" {
+				want, _ = os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)) + ".br")
+				wantEnc = "br"
+			}
+			h := resp.Header
+			if resp.StatusCode != 200 || h.Get("Content-Encoding") != wantEnc || !bytes.Equal(body, want) {
+				t.Errorf("GET %s (Accept-Encoding %s): %d, Content-Encoding %q, %d bytes; want 200, %q, %d bytes", f, enc, resp.StatusCode, h.Get("Content-Encoding"), len(body), wantEnc, len(want))
+			}
+			if ct := types[path.Ext(f)]; h.Get("Content-Type") != ct {
+				t.Errorf("GET %s: Content-Type %q, want %q", f, h.Get("Content-Type"), ct)
+			}
+			if !strings.Contains(h.Get("Vary"), "Accept-Encoding") {
+				t.Errorf("GET %s: Vary %q lacks Accept-Encoding", f, h.Get("Vary"))
+			}
+		}
 	}
 }

@@ -1,13 +1,17 @@
 //go:build !js
 
 // Command webbench prints the web app's first-visit figures: the size of
-// every file a first visit loads (raw, gzip, brotli) and the time to
-// interactive of cold loads in headless Chromium on localhost.
+// every file a first visit loads (raw, gzip, and the build's brotli
+// sibling), the bytes Chromium transferred loading it from a host that
+// sends the .br files, and the time to interactive of cold loads in
+// headless Chromium on localhost.
 //
 //	make web && go run ./web/cmd/webbench [-dir build/web] [-runs 5]
 //
-// Budgets (issue 4): brotli total ≤ 2.5 MB, median time to interactive
-// ≤ 2 s. It exits 1 when either is exceeded.
+// Budget (issue 13): a first visit transfers at most 2.0 MB with brotli;
+// it exits 1 above that. Time to interactive is printed, not judged: on a
+// shared 2-core machine it varies with the load (the tests check sizes
+// only, which are deterministic).
 package main
 
 import (
@@ -50,8 +54,9 @@ func run(dir string, runs int) error {
 	}
 	browser.Report(os.Stdout, as, loads)
 	total, tti := browser.Total(as).Brotli, browser.Median(loads)
-	fmt.Printf("budgets: brotli %.2f MB of 2.50 MB, median time to interactive %v of 2s\n", float64(total)/1e6, tti.Round(time.Millisecond))
-	if total > 2_500_000 || tti > 2*time.Second {
+	fmt.Printf("budget: brotli %d bytes (%.3f MB) of %.1f MB; transferred %d bytes; median time to interactive %v (reported, not judged)\n",
+		total, float64(total)/1e6, float64(browser.MaxFirstVisit)/1e6, loads[0].Transferred, tti.Round(time.Millisecond))
+	if total > browser.MaxFirstVisit || loads[0].Transferred > browser.MaxFirstVisit {
 		return fmt.Errorf("over budget")
 	}
 	return nil

@@ -13,6 +13,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,12 +88,29 @@ func Start(ctx context.Context, o Options) (context.Context, context.CancelFunc,
 }
 
 // Serve serves dir on a loopback port with .wasm as application/wasm and
-// no caching, as a plain static host would.
+// no caching, as a plain static host would; it sends a file's .br
+// sibling (Content-Encoding: br) to a browser that accepts brotli, as the
+// NormGym server and CDNs do, so that loads transfer what they would.
 func Serve(dir string) *httptest.Server {
 	fs := http.FileServer(http.Dir(dir))
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, ".wasm") {
-			w.Header().Set("Content-Type", "application/wasm")
+		p := r.URL.Path
+		if p == "/" {
+			p = "/index.html"
+		}
+		ct := map[string]string{".wasm": "application/wasm", ".js": "text/javascript; charset=utf-8",
+			".css": "text/css; charset=utf-8", ".html": "text/html; charset=utf-8", ".json": "application/json"}[path.Ext(p)]
+		if ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.Header().Add("Vary", "Accept-Encoding")
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "br") && !strings.Contains(p, "..") {
+			if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)) + ".br"); err == nil {
+				w.Header().Set("Content-Encoding", "br")
+				w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+				w.Write(b)
+				return
+			}
 		}
 		fs.ServeHTTP(w, r)
 	})

@@ -26,7 +26,7 @@ func TurnHTML(t Turn) string {
 	}
 	for _, ev := range t.Events {
 		if ev.Kind == "sanction" || ev.Kind == "blocked" {
-			s += `<div class="ev ev-` + ev.Kind + `">` + esc(ui.EventLine(ev)) + `</div>`
+			s += `<div class="ev ev-` + ev.Kind + `">` + esc(ui.EventLine(ev, t.Frame, "the model")) + `</div>`
 		}
 	}
 	s += `<details><summary>Prompt and reply</summary><pre>` + esc(t.Prompt) + `</pre><pre>` + esc(t.Reply) + `</pre></details></li>`

@@ -14,7 +14,7 @@ import (
 // requests that got no HTTP answer at all (network, CORS, abort). In the
 // browser it is fetch; in tests, net/http.
 type Poster interface {
-	Post(url string, header map[string]string, body []byte) (status int, resp []byte, err error)
+	Post(url string, header map[string]string, body []byte) (HTTPResponse, error)
 }
 
 // Config names the endpoint. APIKey is sent only to BaseURL, as a bearer
@@ -57,15 +57,20 @@ type Turn struct {
 	Action      string
 	FormatError bool
 	Usage       Usage
-	// Events are the step's events (to show sanctions in the transcript).
+	// Events are the step's events (to show sanctions in the transcript),
+	// about Frame, the map after the step.
 	Events []ui.Event
+	Frame  *ui.Frame
 }
 
 // EndpointError is an answer from the endpoint that is not a usable
 // completion. The run can resume: nothing was sent to the sim.
 type EndpointError struct {
+	// Status is the HTTP status, 0 when no answer came (network, CORS).
 	Status  int
 	Message string
+	// RetryAfter is the answer's Retry-After header.
+	RetryAfter string
 }
 
 func (e *EndpointError) Error() string {
@@ -148,6 +153,9 @@ func (r *Runner) Next(p Poster) (Turn, error) {
 		return t, err
 	}
 	t.Events = resp.Events
+	if resp.Observation != nil {
+		t.Frame = &resp.Observation.Frame
+	}
 	r.Turns = append(r.Turns, t)
 	if r.Done() { // a control visit: no probe
 		r.decorate()
@@ -218,10 +226,11 @@ func (r *Runner) complete(p Poster, user string) (string, Usage, error) {
 	if k := strings.TrimSpace(r.Config.APIKey); k != "" {
 		h["Authorization"] = "Bearer " + k
 	}
-	status, out, err := p.Post(r.Config.Endpoint(), h, body)
+	hr, err := p.Post(r.Config.Endpoint(), h, body)
 	if err != nil {
 		return "", Usage{}, &EndpointError{Message: err.Error()}
 	}
+	status, out := hr.Status, hr.Body
 	var resp Response
 	jerr := json.Unmarshal(out, &resp)
 	if status < 200 || status > 299 {
@@ -235,7 +244,7 @@ func (r *Runner) complete(p Poster, user string) (string, Usage, error) {
 		if msg == "" {
 			msg = "(empty body)"
 		}
-		return "", Usage{}, &EndpointError{Status: status, Message: msg}
+		return "", Usage{}, &EndpointError{Status: status, Message: msg, RetryAfter: hr.RetryAfter}
 	}
 	switch {
 	case jerr != nil:

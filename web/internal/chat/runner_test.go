@@ -22,21 +22,21 @@ import (
 // httpPoster is chat.Poster over net/http.
 type httpPoster struct{}
 
-func (httpPoster) Post(url string, h map[string]string, body []byte) (int, []byte, error) {
+func (httpPoster) Post(url string, h map[string]string, body []byte) (chat.HTTPResponse, error) {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return chat.HTTPResponse{}, err
 	}
 	for k, v := range h {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return chat.HTTPResponse{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	return chat.HTTPResponse{Status: resp.StatusCode, Body: b, RetryAfter: resp.Header.Get("Retry-After")}, err
 }
 
 // TestRunner plays a visit with a scripted endpoint: every request carries

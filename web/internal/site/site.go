@@ -5,7 +5,9 @@
 // (sim.wasm, the same file the headless tools run), browser_wasi_shim's
 // ES modules and the loader (boot.js). Every asset but index.html has its
 // content hash in its name, under assets/, so a cached page never mixes a
-// new sim.wasm with an old UI; index.html names them all. The result works
+// new sim.wasm with an old UI; index.html names them all. Every text or
+// wasm file has a brotli sibling (name.br) for hosts that send them (the
+// NormGym server does, with Content-Encoding: br). The result works
 // from any static host (python3 -m http.server will do) and, once loaded,
 // needs no network.
 package site
@@ -62,6 +64,30 @@ type Manifest struct {
 	// Files lists every file the page loads on a first visit, in no
 	// particular order, with index.html first.
 	Files []string `json:"files"`
+	// Brotli maps each file with a precompressed .br sibling to the
+	// sibling's size in bytes: what a host that sends the .br files
+	// transfers (see FirstVisit).
+	Brotli map[string]int `json:"brotli"`
+}
+
+// FirstVisit returns the bytes a first visit transfers from a host that
+// sends the .br siblings (the NormGym server does): the .br size of each
+// of Files that has one, the raw size of the others (raw sizes from
+// dir). It is an upper bound: a browser may not fetch every shim module.
+func (m *Manifest) FirstVisit(dir string) (int, error) {
+	total := 0
+	for _, f := range m.Files {
+		if n, ok := m.Brotli[f]; ok {
+			total += n
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f)))
+		if err != nil {
+			return 0, err
+		}
+		total += int(fi.Size())
+	}
+	return total, nil
 }
 
 func short(b []byte) string {
@@ -191,6 +217,12 @@ func Build(ctx context.Context, opt Options) (*Manifest, error) {
 		m.Assets["sim.wasm"], m.Assets["app.wasm"]}
 	for _, n := range names {
 		m.Files = append(m.Files, shimDir+"/"+n)
+	}
+	fmt.Fprintln(opt.Log, "site: brotli (quality 11, cached by content)")
+	m.Brotli = map[string]int{}
+	for p, br := range compressAll(files) {
+		files[p] = br
+		m.Brotli[strings.TrimSuffix(p, ".br")] = len(br)
 	}
 	mj, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -1,8 +1,10 @@
 package ui
 
 import (
-	"github.com/normgym/normgym/sim"
+	"sort"
 	"strings"
+
+	"github.com/normgym/normgym/sim"
 )
 
 // Marks are what happened on the last step, drawn over the grid.
@@ -11,6 +13,47 @@ type Marks struct {
 	Said map[string]string
 	// Hit holds the ids of agents sanctioned on the last step.
 	Hit map[string]bool
+	// Spots are the tiles of recent sanctions (Trail), drawn with a ring
+	// that leaves the tile's colour letter visible; Focus, if set, is the
+	// one the player asked to see (a feed line), drawn stronger.
+	Spots map[Pos]bool
+	Focus *Pos
+}
+
+// Spot is where a sanctioned act happened: the tile on which the
+// sanctioned one stood after it, on a day and step.
+type Spot struct {
+	Pos       Pos
+	Day, Step int
+}
+
+// Where returns the tile of a sanction event: where the sanctioned agent
+// stood after the act that drew it, read from f, the frame after that
+// step. (The sim is to add this tile to the event itself, as "at"; this
+// reads the same tile from the frame until then.)
+func Where(ev Event, f *Frame) (Pos, bool) {
+	if ev.Kind != "sanction" || f == nil {
+		return Pos{}, false
+	}
+	if i := f.AgentIndex(ev.To); i >= 0 {
+		return f.Agents[i].Pos, true
+	}
+	return Pos{}, false
+}
+
+// TrailSteps is how many steps a sanction's tile stays marked.
+const TrailSteps = 3
+
+// Trail returns the tiles of the spots of day that happened within
+// TrailSteps steps before step (the map's own step).
+func Trail(spots []Spot, day, step int) map[Pos]bool {
+	out := map[Pos]bool{}
+	for _, s := range spots {
+		if s.Day == day && step-s.Step < TrailSteps && step >= s.Step {
+			out[s.Pos] = true
+		}
+	}
+	return out
 }
 
 // MarksOf collects the marks of a step's events.
@@ -45,6 +88,7 @@ func GridHTML(o *Observation, m Marks) string {
 	if len(f.Agents) > 0 {
 		me = f.Agents[0]
 	}
+	ini := Initials(f.Agents)
 	b.WriteString(`<div class="grid" role="table" aria-label="Map, ` + itoa(f.Width) + ` by ` + itoa(f.Height) +
 		` tiles, x grows east and y grows south. You are at x ` + itoa(me.Pos.X) + `, y ` + itoa(me.Pos.Y) +
 		`." style="--w:` + itoa(f.Width) + `;--h:` + itoa(f.Height) + `">`)
@@ -55,19 +99,30 @@ func GridHTML(o *Observation, m Marks) string {
 			if k >= len(f.Tiles) {
 				break
 			}
-			cell(&b, o, x, y, f.Tiles[k], here[k], m)
+			cell(&b, o, x, y, f.Tiles[k], here[k], m, ini)
 		}
 		b.WriteString(`</div>`)
 	}
+	taken := labelled(o)
 	for _, z := range f.Zones {
 		b.WriteString(`<div class="zone" aria-hidden="true" style="grid-area:` + itoa(z.Min.Y+1) + `/` + itoa(z.Min.X+1) + `/` +
-			itoa(z.Max.Y+2) + `/` + itoa(z.Max.X+2) + `"><span>` + esc(z.Name) + `</span></div>`)
+			itoa(z.Max.Y+2) + `/` + itoa(z.Max.X+2) + `">`)
+		// The name sits in the zone's top-right tile, or its top-left one
+		// when a member's token or name label is there; with both taken
+		// it is left out (every tile's text names its zone).
+		switch {
+		case !taken[Pos{X: z.Max.X, Y: z.Min.Y}]:
+			b.WriteString(`<span>` + esc(z.Name) + `</span>`)
+		case !taken[Pos{X: z.Min.X, Y: z.Min.Y}]:
+			b.WriteString(`<span class="left">` + esc(z.Name) + `</span>`)
+		}
+		b.WriteString(`</div>`)
 	}
 	b.WriteString(`</div>`)
 	return b.String()
 }
 
-func cell(b *strings.Builder, o *Observation, x, y int, t Tile, agents []int, m Marks) {
+func cell(b *strings.Builder, o *Observation, x, y int, t Tile, agents []int, m Marks, ini []string) {
 	f := &o.Frame
 	cls := "cell t-" + cssName(t.Terrain)
 	if t.Color != "" {
@@ -79,10 +134,22 @@ func cell(b *strings.Builder, o *Observation, x, y int, t Tile, agents []int, m 
 	if len(agents) > 1 {
 		cls += " multi"
 	}
+	ring := ""
+	if m.Spots[Pos{X: x, Y: y}] {
+		cls += " spot"
+		ring = "ring"
+	}
+	if m.Focus != nil && *m.Focus == (Pos{X: x, Y: y}) {
+		cls += " spot-focus"
+		ring = "ring focus"
+	}
 	b.WriteString(`<div role="cell" class="` + cls + `" style="grid-area:` + itoa(y+1) + `/` + itoa(x+1) + `">`)
 	b.WriteString(`<span class="sr">` + esc(CellText(o, x, y)) + `</span>`)
 	if t.Color != "" {
 		b.WriteString(`<span class="cl" aria-hidden="true">` + ColorLetter(t.Color) + `</span>`)
+	}
+	if ring != "" {
+		b.WriteString(`<span class="` + ring + `" aria-hidden="true"></span>`)
 	}
 	if t.Object != "" {
 		ocls := "ob o-" + cssName(t.Object)
@@ -92,7 +159,7 @@ func cell(b *strings.Builder, o *Observation, x, y int, t Tile, agents []int, m 
 		if t.Object == "source" && t.Stock == 0 {
 			ocls += " empty"
 		}
-		b.WriteString(`<span class="` + ocls + `" aria-hidden="true"><svg><use href="#i-` + cssName(t.Object) + `"/></svg>`)
+		b.WriteString(`<span class="` + ocls + `" aria-hidden="true"><svg><use href="#i-` + Icon(o.Names, t.Object) + `"/></svg>`)
 		if t.Object == "source" && t.ObjectColor != "" {
 			b.WriteString(`<i>` + ColorLetter(t.ObjectColor) + `</i>`)
 		}
@@ -125,7 +192,7 @@ func cell(b *strings.Builder, o *Observation, x, y int, t Tile, agents []int, m 
 			b.WriteString(`<i>` + ColorLetter(a.Hat) + `</i>`)
 		}
 		if i > 0 {
-			b.WriteString(`<em>` + esc(Title(a.Name)) + `</em>`)
+			b.WriteString(`<em><span class="full">` + esc(Title(a.Name)) + `</span><span class="ini">` + esc(ini[i]) + `</span></em>`)
 		}
 		b.WriteString(`</span>`)
 		if s, ok := m.Said[a.ID]; ok {
@@ -185,4 +252,94 @@ func CellText(o *Observation, x, y int) string {
 		b.WriteString(")")
 	}
 	return b.String()
+}
+
+// labelled returns the tiles covered by members' tokens and the name
+// labels drawn under them (the tile below and its neighbours), where a
+// zone's name would be hidden.
+func labelled(o *Observation) map[Pos]bool {
+	taken := map[Pos]bool{}
+	for i, a := range o.Frame.Agents {
+		taken[a.Pos] = true
+		if i == 0 {
+			continue
+		}
+		for dx := -1; dx <= 1; dx++ {
+			taken[Pos{X: a.Pos.X + dx, Y: a.Pos.Y + 1}] = true
+		}
+	}
+	return taken
+}
+
+// Initials returns a short label per agent for small maps: the first
+// letter of a member's name, or as many letters as it takes to tell it
+// from the others' (index 0, the newcomer, is "").
+func Initials(ags []Agent) []string {
+	out := make([]string, len(ags))
+	for n := 1; n <= 3; n++ {
+		seen := map[string]int{}
+		for i := 1; i < len(ags); i++ {
+			seen[prefix(ags[i].Name, n)]++
+		}
+		done := true
+		for i := 1; i < len(ags); i++ {
+			if out[i] != "" {
+				continue
+			}
+			if p := prefix(ags[i].Name, n); seen[p] == 1 || n == 3 {
+				out[i] = p
+			} else {
+				done = false
+			}
+		}
+		if done {
+			break
+		}
+	}
+	return out
+}
+
+func prefix(name string, n int) string {
+	r := []rune(Title(name))
+	if len(r) > n {
+		r = r[:n]
+	}
+	return string(r)
+}
+
+// icons maps what a world calls an object to the map's symbol for it
+// (an id in index.html without its "i-"), so that a stall is drawn as a
+// stall and a gong as a gong.
+var icons = map[string]string{
+	"apple tree": "source", "stall": "stall", "flower bush": "bush", "fish rack": "rack", "shelf": "shelf",
+	"basket": "basket", "crate": "crate", "vase": "vase", "cart": "cart", "returns box": "box",
+	"bell": "bell", "gong": "gong", "chime": "chime", "ship's bell": "bell", "desk bell": "deskbell",
+	"well": "well", "fountain": "fountain", "tap": "tap", "pump": "pump", "water jug": "jug",
+	"compost bin": "bin", "bin": "bin", "barrel": "barrel", "paper bin": "bin",
+}
+
+// Icon returns the symbol (without "i-") that draws an object kind of a
+// world with these names; an unknown name falls back to the kind's.
+func Icon(n Names, kind string) string {
+	if id, ok := icons[n.ObjectName(kind)]; ok {
+		return id
+	}
+	return cssName(kind)
+}
+
+// Icons lists every symbol Icon can return (for the page's test).
+func Icons() []string {
+	set := map[string]bool{}
+	for _, id := range icons {
+		set[id] = true
+	}
+	for _, k := range []string{"source", "basket", "bell", "well", "bin"} {
+		set[k] = true
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -9,14 +9,16 @@ func GameHTML(mode string) string {
 	var b strings.Builder
 	b.WriteString(`<div class="game mode-` + mode + `">`)
 	b.WriteString(`<section id="hud" class="hud" aria-label="Status"></section>`)
-	b.WriteString(`<section class="map" aria-label="Map"><div id="grid-wrap" class="grid-wrap"></div>`)
-	b.WriteString(`<p id="status" class="status" role="status" aria-live="polite"></p></section>`)
+	// The map takes the keyboard focus (tabindex=0): the game's keys work
+	// while it, or nothing in particular, has it.
+	b.WriteString(`<section class="map" id="map" tabindex="0" aria-label="Map: arrow keys move, Space waits"><div id="grid-wrap" class="grid-wrap"></div>`)
+	b.WriteString(`<p id="status" class="status banner" role="status" aria-live="polite"></p></section>`)
 	b.WriteString(`<section class="ctl panel" aria-label="Controls"><div id="controls"></div></section>`)
 	b.WriteString(`<div class="side">`)
 	if mode == ModeModel {
-		b.WriteString(`<section class="panel" aria-labelledby="tr-h"><h2 id="tr-h">Transcript <small class="hint">(newest first)</small></h2><ol id="transcript" class="transcript" aria-live="polite"></ol></section>`)
+		b.WriteString(`<section class="panel" aria-labelledby="tr-h"><h2 id="tr-h">Transcript <small class="hint">(newest first)</small></h2><ol id="transcript" class="transcript" aria-live="polite" tabindex="0" aria-labelledby="tr-h"></ol></section>`)
 	}
-	b.WriteString(`<section class="panel" aria-labelledby="feed-h"><h2 id="feed-h">What happened <small class="hint">(newest first)</small></h2><ol id="feed" class="feed" aria-live="polite" aria-relevant="additions"></ol></section>`)
+	b.WriteString(`<section class="panel" aria-labelledby="feed-h"><h2 id="feed-h">What happened <small class="hint">(newest first)</small></h2><p id="where-help" class="hint sr">Press a sanction to see where it happened on today's map.</p><ol id="feed" class="feed" aria-live="polite" aria-relevant="additions" tabindex="0" aria-labelledby="feed-h"></ol></section>`)
 	b.WriteString(`<section class="panel" aria-labelledby="ros-h"><h2 id="ros-h">The community</h2><div id="roster"></div></section>`)
 	b.WriteString(`<details class="panel"><summary>Legend: what the map shows</summary><div id="legend"></div></details>`)
 	b.WriteString(`</div></div>`)
@@ -24,17 +26,23 @@ func GameHTML(mode string) string {
 }
 
 // PlayControlsHTML is the on-screen pad and action buttons; the give
-// buttons go into the element with id "give".
+// buttons go into the element with id "give". A button's name is its
+// words (an arrow's words are for screen readers only), so that what is
+// read and what is shown agree.
 func PlayControlsHTML() string {
-	btn := func(act, label, key, aria string) string {
-		return `<button type="button" class="btn" data-act="` + act + `" aria-label="` + aria + `">` + label + `<kbd aria-hidden="true">` + key + `</kbd></button>`
+	btn := func(act, label, key, name string) string {
+		text := `<span aria-hidden="true">` + label + `</span><span class="sr">` + name + `</span>`
+		if label == name {
+			text = label
+		}
+		return `<button type="button" class="btn" data-act="` + act + `">` + text + `<kbd aria-hidden="true">` + key + `</kbd></button>`
 	}
 	return `<div class="controls"><div class="ctl-grid"><div class="pad" role="group" aria-label="Move">` +
 		btn("north", "▲", "W", "Move north") + btn("west", "◀", "A", "Move west") + btn("wait", "Wait", "␣", "Wait") +
 		btn("east", "▶", "D", "Move east") + btn("south", "▼", "S", "Move south") +
 		`</div><div><div class="acts" role="group" aria-label="Actions">` +
-		btn("pick", "Pick", "P", "Pick up") + btn("drop", "Drop", "Q", "Drop") + btn("use", "Use", "U", "Use") + btn("bow", "Bow", "B", "Bow") +
-		`</div><div id="give" class="give-row" role="group" aria-label="Give" style="margin-top:8px"></div></div></div></div>`
+		btn("pick", "Pick", "P", "Pick") + btn("drop", "Drop", "Q", "Drop") + btn("use", "Use", "U", "Use") + btn("bow", "Bow", "B", "Bow") +
+		`</div><div id="give" class="give-row" role="group" aria-label="Give"></div></div></div></div>`
 }
 
 // WatchBarHTML is the playback bar of the watch mode.
@@ -86,7 +94,8 @@ func ModelFormHTML(baseURL, model string, hasKey bool, label string) string {
 	b.WriteString(`<p class="visit-label">Visit: <span>` + esc(label) + `</span></p>`)
 	b.WriteString(`<div class="actions"><button type="submit" class="btn primary" data-act="m-start">Start the run</button>`)
 	b.WriteString(`<button type="button" class="btn" data-act="m-forget">Forget the key</button></div></form>`)
-	b.WriteString(`<p class="hint">The endpoint must allow requests from this page (CORS). Nothing else leaves the browser; the record you can download afterwards holds the endpoint's host name and the model name, never the key.</p></section>`)
+	b.WriteString(StoryHTML(DataModel))
+	b.WriteString(`<p class="hint">The endpoint must allow requests from this page (CORS); if it does not, the run says what to set on common local servers. The record you can download afterwards holds the endpoint's host name and the model name, never the key.</p></section>`)
 	return b.String()
 }
 

@@ -3,6 +3,8 @@ package ui
 import (
 	"strconv"
 	"strings"
+
+	"github.com/normgym/normgym/sim"
 )
 
 // HUDHTML renders the status bar: day and its kind, phase, steps left,
@@ -86,15 +88,16 @@ func GiveHTML(o *Observation) string {
 	return b.String()
 }
 
-// FeedItemHTML renders one event of the feed. Sanctions stand out, and
-// those against the newcomer most.
-func FeedItemHTML(ev Event) string {
+// FeedItemHTML renders one event of the feed, as EventLine words it.
+// Sanctions stand out, and those against the newcomer most (when the
+// newcomer is the player: who is "").
+func FeedItemHTML(ev Event, f *Frame, who string) string {
 	cls := "ev ev-" + cssName(ev.Kind)
 	tag := ""
 	switch ev.Kind {
 	case "sanction":
 		tag = `<span class="tag">Sanction</span>`
-		if ev.To == "newcomer" {
+		if ev.To == sim.NewcomerID && who == "" {
 			cls += " to-you"
 		}
 	case "blocked":
@@ -102,7 +105,13 @@ func FeedItemHTML(ev Event) string {
 	case "day":
 		tag = `<span class="tag">Day ` + itoa(ev.Day) + `</span>`
 	}
-	return `<li class="` + cls + `">` + tag + ` <span class="txt">` + esc(EventLine(ev)) + `</span> <span class="when">day ` +
+	txt := `<span class="txt">` + esc(EventLine(ev, f, who)) + `</span>`
+	if p, ok := Where(ev, f); ok {
+		// A sanction's line shows, when pressed, where it happened.
+		txt = `<button type="button" class="where" data-act="where" data-x="` + itoa(p.X) + `" data-y="` + itoa(p.Y) + `" data-day="` + itoa(ev.Day) +
+			`" aria-describedby="where-help">` + txt + `</button>`
+	}
+	return `<li class="` + cls + `">` + tag + ` ` + txt + ` <span class="when">day ` +
 		itoa(ev.Day) + ` · step ` + itoa(ev.Step) + `</span></li>`
 }
 
@@ -124,11 +133,11 @@ func LegendHTML(o *Observation) string {
 		if k == "source" {
 			extra = `, its letter is its colour; faded when no ` + esc(n.Goods) + ` is ready`
 		}
-		b.WriteString(`<li><span class="cell t-path" aria-hidden="true"><span class="ob o-` + k + `"><svg><use href="#i-` + k + `"/></svg></span></span>` + esc(n.ObjectName(k)) + extra + `</li>`)
+		b.WriteString(`<li><span class="cell t-path" aria-hidden="true"><span class="ob o-` + k + `"><svg><use href="#i-` + Icon(n, k) + `"/></svg></span></span>` + esc(n.ObjectName(k)) + extra + `</li>`)
 	}
 	b.WriteString(`<li><span class="cell t-path" aria-hidden="true"><span class="lo">1</span></span>` + esc(Title(n.Litter)) + ` or ` + esc(n.Goods) + ` on the ground (count)</li>`)
 	b.WriteString(`<li><span class="cell t-path has-agent" aria-hidden="true"><span class="tk me"><b>@</b></span></span>you</li>`)
-	b.WriteString(`<li><span class="cell t-path has-agent" aria-hidden="true"><span class="tk m1 h-blue"><b>1</b><i>B</i></span></span>a member: number, hat colour letter</li>`)
+	b.WriteString(`<li><span class="cell t-path has-agent" aria-hidden="true"><span class="tk m1 h-blue"><b>1</b><i>B</i></span></span>a member: number, hat colour letter, name (initials on small screens)</li>`)
 	b.WriteString(`</ul><p>Members notice what happens within ` + itoa(o.SanctionRadius) + ` tiles of them (diagonals count).</p></div>`)
 	return b.String()
 }
@@ -151,7 +160,7 @@ func KeysHTML() string {
 // version replace the standalone one) and room the classroom, if any.
 func ConsentHTML(v Resolved, site *SiteConsent, room string) string {
 	var b strings.Builder
-	b.WriteString(`<section class="card intro wide" aria-labelledby="intro-h"><h2 id="intro-h">Be the newcomer</h2><div class="cols"><div>`)
+	b.WriteString(`<section class="card intro wide" aria-labelledby="intro-h"><h2 id="intro-h" tabindex="-1">Be the newcomer</h2><div class="cols"><div>`)
 	b.WriteString(`<p>You arrive in a small community: a few members going about their day, a task for you, and
 <strong>unwritten rules</strong>. Every action you can take is possible; some are not <em>permitted</em>.
 Nobody will tell you which — watch the members, and how they react to each other and to you.</p>
@@ -164,12 +173,11 @@ Nobody will tell you which — watch the members, and how they react to each oth
 	if site != nil {
 		b.WriteString(SiteConsentHTML(*site, room))
 	} else {
-		b.WriteString(`<h3>Consent</h3><p class="consent">This is a research demo of NormGym. Your moves stay in this browser:
-nothing is sent anywhere while you play. At the end you may download a record of your visit (the visit, your actions and answers; no name, no personal data).
-By starting you agree to take part on these terms; you can stop at any time by closing the page.</p>`)
+		b.WriteString(`<h3>Consent</h3><p class="consent">This is a research demo of NormGym. By starting you agree to take part on these terms; you can stop at any time by closing the page.</p>`)
+		b.WriteString(StoryHTML(DataLocal))
 	}
 	b.WriteString(`<p class="visit-label">Visit: <span>` + esc(v.Label()) + `</span></p>`)
-	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="start" autofocus>I agree — start</button></div></section>`)
+	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="start">I agree — start</button></div></section>`)
 	return b.String()
 }
 
@@ -194,7 +202,7 @@ func DayHTML(o *Observation, ended *DaySummary, title string) string {
 	if o.Practice {
 		kind = "a practice day"
 	}
-	b.WriteString(`<h2 id="day-h">Day ` + itoa(o.Day) + ` of ` + itoa(o.Days) + ` — ` + kind + `</h2>`)
+	b.WriteString(`<h2 id="day-h" tabindex="-1">Day ` + itoa(o.Day) + ` of ` + itoa(o.Days) + ` — ` + kind + `</h2>`)
 	if title != "" {
 		b.WriteString(`<p>` + esc(Title(title)) + `.</p>`)
 	}
@@ -207,14 +215,14 @@ func DayHTML(o *Observation, ended *DaySummary, title string) string {
 	if o.Told != "" {
 		b.WriteString(`<p class="told"><strong>Community rule:</strong> ` + esc(o.Told) + `</p>`)
 	}
-	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="begin" autofocus>Begin day ` + itoa(o.Day) + `</button></div></section>`)
+	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="begin">Begin day ` + itoa(o.Day) + `<kbd aria-hidden="true">Enter</kbd></button></div></section>`)
 	return b.String()
 }
 
 // ProbeHTML asks which statement is the rule, with a confidence slider.
 func ProbeHTML(p ProbeResponse) string {
 	var b strings.Builder
-	b.WriteString(`<section class="card probe" aria-labelledby="probe-h"><h2 id="probe-h">Which was the rule?</h2><form id="probe-form">`)
+	b.WriteString(`<section class="card probe" aria-labelledby="probe-h"><h2 id="probe-h" tabindex="-1">Which was the rule?</h2><form id="probe-form">`)
 	b.WriteString(`<fieldset><legend>` + esc(p.Question) + `</legend>`)
 	for i, opt := range p.Options {
 		id := "opt" + itoa(i)
@@ -262,12 +270,12 @@ func mark(ok bool) string {
 }
 
 // ResultHTML shows a finished visit: task, compliance, joint success, the
-// rule revealed, the probe answer, and the baselines on the same visit.
-// norm is nil for control visits.
-func ResultHTML(rec Record, norm *Norm, probe *ProbeResponse, others []Outcome) string {
+// rule revealed, the probe answer, and the baselines on the same visit,
+// and says where the record goes (story). norm is nil for control visits.
+func ResultHTML(rec Record, norm *Norm, probe *ProbeResponse, others []Outcome, story DataMode) string {
 	s := rec.Scores
 	var b strings.Builder
-	b.WriteString(`<section class="card result" aria-labelledby="res-h"><h2 id="res-h">`)
+	b.WriteString(`<section class="card result" aria-labelledby="res-h"><h2 id="res-h" tabindex="-1">`)
 	if s.Joint {
 		b.WriteString(`You did it: task done, and no rule broken`)
 	} else {
@@ -298,6 +306,7 @@ func ResultHTML(rec Record, norm *Norm, probe *ProbeResponse, others []Outcome) 
 		b.WriteString(`<div class="reveal"><h3>There was no rule</h3><p>This was a <em>control</em> visit: nothing was forbidden.</p></div>`)
 	}
 	b.WriteString(`<p class="visit-id">Visit <code>` + esc(rec.Visit) + `</code></p>`)
+	b.WriteString(StoryHTML(story))
 	if len(others) > 0 {
 		b.WriteString(OutcomeTableHTML(append([]Outcome{{Name: "you", Record: rec}}, others...)))
 	}

@@ -18,7 +18,7 @@ const (
 type Play struct {
 	C     *Client
 	Visit Resolved
-	Env   *Env
+	Env   Stepper
 	Stage Stage
 	// Last is the latest response: the observation on screen and the
 	// events of the last step.
@@ -32,6 +32,15 @@ type Play struct {
 	Record *Record
 	// Agent and Client name the newcomer in the record.
 	Agent, Client string
+	// Journal, if not nil, keeps the visit's progress after every change
+	// (see Resume).
+	Journal Journal
+	// Actions are the actions taken so far, in order.
+	Actions []string
+	// First is the fingerprint of the visit's first observation.
+	First      string
+	answer     int
+	confidence float64
 }
 
 // NewPlay opens visit v for a newcomer called agent of kind client
@@ -41,7 +50,7 @@ func NewPlay(c *Client, v Resolved, agent, client string) (*Play, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Play{C: c, Visit: v, Env: env, Last: first, Agent: agent, Client: client}, nil
+	return &Play{C: c, Visit: v, Env: env, Last: first, Agent: agent, Client: client, First: Fingerprint(first), answer: -1}, nil
 }
 
 // Obs is the observation on screen.
@@ -51,6 +60,7 @@ func (p *Play) Obs() *Observation { return p.Last.Observation }
 func (p *Play) Start() {
 	if p.Stage == StageConsent {
 		p.Stage = StageDay
+		p.keep()
 	}
 }
 
@@ -58,6 +68,7 @@ func (p *Play) Start() {
 func (p *Play) Begin() {
 	if p.Stage == StageDay {
 		p.Stage = StagePlay
+		p.keep()
 	}
 }
 
@@ -72,6 +83,8 @@ func (p *Play) Act(action string) (StepResponse, bool, error) {
 	if err != nil {
 		return r, false, err
 	}
+	p.Actions = append(p.Actions, action)
+	defer p.keep()
 	prev := p.Last.Observation
 	p.Last = r
 	switch {
@@ -125,6 +138,8 @@ func (p *Play) Finish(k int, confidence float64) error {
 	rec.Extra = map[string]any{"app": "normgym-web"}
 	p.Record = &rec
 	p.Stage = StageResult
+	p.answer, p.confidence = k, confidence
+	p.keep()
 	return nil
 }
 

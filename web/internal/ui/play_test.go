@@ -113,7 +113,7 @@ func TestPlayGreedy(t *testing.T) {
 				t.Fatal(err)
 			}
 			others := c.Baselines(id, []string{"greedy", "oracle"})
-			h := ui.ResultHTML(rec, ui.FindNorm(ns, rec.Norm), p.Probe, others)
+			h := ui.ResultHTML(rec, ui.FindNorm(ns, rec.Norm), p.Probe, others, ui.DataLocal)
 			if !strings.Contains(h, "greedy") || !strings.Contains(h, "oracle") {
 				t.Error("the result should compare with the baselines")
 			}
@@ -150,7 +150,7 @@ func checkRender(t *testing.T, o *ui.Observation, events []ui.Event) {
 		if ev.Kind == "sanction" && ev.By != "warden" && !strings.Contains(g, `class="bubble"`) {
 			t.Fatalf("sanction %+v has no speech bubble", ev)
 		}
-		_ = ui.FeedItemHTML(ev)
+		_ = ui.FeedItemHTML(ev, &o.Frame, "")
 	}
 	_ = ui.HUDHTML(o)
 	_ = ui.RosterHTML(o)

@@ -105,15 +105,20 @@ func RandomID(n int, intn func(k int) int) string {
 func SiteConsentHTML(c SiteConsent, room string) string {
 	var b strings.Builder
 	b.WriteString(`<h3>Consent</h3><p class="consent" data-consent-version="` + esc(c.Version) + `">` + esc(c.Text) + `</p>`)
-	b.WriteString(`<p class="hint">Consent version ` + esc(c.Version) + `. When you finish, your record (the visit, your actions and answers, and a random pseudonym kept in this browser) is sent to this site, which replays it and stores what it verified.</p>`)
+	b.WriteString(`<p class="hint">Consent version ` + esc(c.Version) + `.`)
 	if room != "" {
-		b.WriteString(`<p class="hint">Classroom <strong>` + esc(room) + `</strong>: your teacher sees the class's results and yours under your pseudonym.</p>`)
+		b.WriteString(` Classroom <strong>` + esc(room) + `</strong>.`)
 	}
+	b.WriteString(`</p>`)
+	b.WriteString(StoryHTML(DataModeOf(ModePlay, true, room)))
 	return b.String()
 }
 
 // Submit states of a site-mode record.
 const (
+	// SubmitReady: finished, not sent; the player chooses to send it (the
+	// consent says nothing is sent until they do).
+	SubmitReady   = "ready"
 	SubmitSending = "sending"
 	SubmitStored  = "stored"
 	SubmitRefused = "refused" // the server said no: retrying will not help
@@ -126,6 +131,9 @@ func SubmitHTML(state, msg string) string {
 	var b strings.Builder
 	b.WriteString(`<div id="submit-status" class="submit submit-` + state + `" role="status" data-submit="` + state + `">`)
 	switch state {
+	case SubmitReady:
+		b.WriteString(`<p><strong>Your record is ready to send.</strong> Nothing has been sent yet.</p>` +
+			`<div class="actions"><button type="button" class="btn primary" data-act="submit-run">Send my record</button></div>`)
 	case SubmitSending:
 		b.WriteString(`<p>Sending your record to the server…</p>`)
 	case SubmitStored:

@@ -4,6 +4,8 @@ import (
 	"html"
 	"strconv"
 	"strings"
+
+	"github.com/normgym/normgym/sim"
 )
 
 var esc = html.EscapeString
@@ -78,13 +80,30 @@ func Who(id string) string {
 	return Title(id)
 }
 
-// EventLine renders an event as a sentence for people.
-func EventLine(ev Event) string {
-	switch ev.Kind {
-	case "sanction":
-		return Title(Who(ev.By)) + " sanctioned " + Who(ev.To) + ": “" + ev.Text + "”"
+// EventLine renders an event as a sentence for people: the line the sim
+// renders for models (sim.Event.Line, so that a sanction names what the
+// sim says of it), about frame f. who names the newcomer when the player
+// only watches it (a baseline in Watch mode); "" means the player is the
+// newcomer, "you".
+func EventLine(ev Event, f *Frame, who string) string {
+	if who != "" && ev.Kind == "blocked" {
+		// The sim words it for the newcomer: "Your action … did nothing:
+		// you cannot …". Say it of the one watched.
+		text := thirdPerson.Replace(ev.Text)
+		if rest, ok := strings.CutPrefix(text, "Your "); ok {
+			return Title(who) + "'s " + rest
+		}
+		return Title(who) + ": " + text
 	}
-	return ev.Text
+	if ev.Kind == "sanction" {
+		switch {
+		case ev.To == sim.NewcomerID && who != "":
+			ev.To = who
+		case ev.To != sim.NewcomerID && ev.To != sim.WardenID:
+			ev.To = Title(ev.To) // names are ids: "mara" is Mara
+		}
+	}
+	return ev.Line(f)
 }
 
 // Blocked returns the reason of the newcomer's impossible action among
@@ -103,4 +122,34 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// thirdPerson rewords the sim's reasons for an impossible action
+// (sim/frame.go) about someone watched rather than the reader.
+var thirdPerson = strings.NewReplacer("you cannot", "it cannot", "you are", "it is", "you use", "it uses",
+	"yourself", "itself", "next to you", "next to it", "you have", "it has")
+
+// BannerText picks the line of a step's events for the one-line banner
+// under the map: a sanction first (on the newcomer before others), then
+// an impossible action, then the latest event; "" when there is none.
+func BannerText(events []Event, f *Frame, who string) string {
+	best, rank := -1, 0
+	for i, ev := range events {
+		r := 1
+		switch {
+		case ev.Kind == "sanction" && ev.To == sim.NewcomerID:
+			r = 4
+		case ev.Kind == "sanction":
+			r = 3
+		case ev.Kind == "blocked":
+			r = 2
+		}
+		if r >= rank {
+			best, rank = i, r
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return EventLine(events[best], f, who)
 }

@@ -1,0 +1,59 @@
+package ui
+
+// DataMode is where a mode sends what the player does: the one story
+// about data that the footer, the consent screen and the result screen
+// all tell, in the same words (issue 13, item 5).
+type DataMode string
+
+// The data modes. A sealed mode (the server steps the visit) will be
+// added beside them.
+const (
+	// DataLocal: the page alone (a static host, or Watch mode anywhere).
+	DataLocal DataMode = "local"
+	// DataSite: Play on the NormGym site, which receives the record.
+	DataSite DataMode = "site"
+	// DataClassroom: Play on the site in a classroom (#room=CODE).
+	DataClassroom DataMode = "classroom"
+	// DataModel: Model mode, which calls the endpoint the user names.
+	DataModel DataMode = "model"
+)
+
+// DataModeOf says which story holds for a mode of the app (ModePlay, …),
+// whether it is served by the NormGym site, and in which room.
+func DataModeOf(mode string, site bool, room string) DataMode {
+	switch {
+	case mode == ModeModel:
+		return DataModel
+	case mode == ModePlay && site && room != "":
+		return DataClassroom
+	case mode == ModePlay && site:
+		return DataSite
+	}
+	return DataLocal
+}
+
+// Story is the sentence that says, for mode m, what is kept where and
+// what is sent to whom.
+func Story(m DataMode) string {
+	switch m {
+	case DataSite:
+		return "Your moves are kept in this browser while you play, so a reload resumes your visit. Nothing is sent until you finish " +
+			"and press Send: then your record (the visit, your actions and answers, and a random pseudonym kept in this browser) goes " +
+			"to this site, which replays it and stores what it verified for research."
+	case DataClassroom:
+		return "Your moves are kept in this browser while you play, so a reload resumes your visit. Nothing is sent until you finish " +
+			"and press Send: then your record (the visit, your actions and answers, and a random pseudonym kept in this browser) goes " +
+			"to this site, which replays it and stores it; your teacher sees the class's results and yours under your pseudonym."
+	case DataModel:
+		return "Each step, this browser sends the model's prompt (the text observation) to the endpoint you entered, with your key " +
+			"if you gave one; the key stays in this browser. Nothing is sent to NormGym; the record stays here until you download it."
+	}
+	return "Everything runs in this browser and nothing is sent anywhere. Your moves are kept in this browser so that a reload " +
+		"resumes your visit; at the end you may download your record."
+}
+
+// StoryHTML is the story as a paragraph that tests and styles can find
+// (class "story", data-story the mode).
+func StoryHTML(m DataMode) string {
+	return `<p class="story" data-story="` + string(m) + `">` + esc(Story(m)) + `</p>`
+}
