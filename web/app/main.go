@@ -345,7 +345,7 @@ func (a *app) addEvents(evs []ui.Event, f *ui.Frame) {
 		a.latest = line
 	}
 	for _, ev := range evs {
-		if p, ok := ui.Where(ev, f); ok {
+		if p, ok := ui.Where(ev); ok {
 			a.spots = append(a.spots, ui.Spot{Pos: p, Day: ev.Day, Step: ev.Step})
 		}
 	}

@@ -28,17 +28,12 @@ type Spot struct {
 }
 
 // Where returns the tile of a sanction event: where the sanctioned agent
-// stood after the act that drew it, read from f, the frame after that
-// step. (The sim is to add this tile to the event itself, as "at"; this
-// reads the same tile from the frame until then.)
-func Where(ev Event, f *Frame) (Pos, bool) {
-	if ev.Kind != "sanction" || f == nil {
+// stood after the act that drew it (the event's "at").
+func Where(ev Event) (Pos, bool) {
+	if ev.Kind != "sanction" {
 		return Pos{}, false
 	}
-	if i := f.AgentIndex(ev.To); i >= 0 {
-		return f.Agents[i].Pos, true
-	}
-	return Pos{}, false
+	return ev.At, true // where the sanctioned one stood after its act
 }
 
 // TrailSteps is how many steps a sanction's tile stays marked.

@@ -106,7 +106,7 @@ func FeedItemHTML(ev Event, f *Frame, who string) string {
 		tag = `<span class="tag">Day ` + itoa(ev.Day) + `</span>`
 	}
 	txt := `<span class="txt">` + esc(EventLine(ev, f, who)) + `</span>`
-	if p, ok := Where(ev, f); ok {
+	if p, ok := Where(ev); ok {
 		// A sanction's line shows, when pressed, where it happened.
 		txt = `<button type="button" class="where" data-act="where" data-x="` + itoa(p.X) + `" data-y="` + itoa(p.Y) + `" data-day="` + itoa(ev.Day) +
 			`" aria-describedby="where-help">` + txt + `</button>`

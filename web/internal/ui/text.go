@@ -103,7 +103,7 @@ func EventLine(ev Event, f *Frame, who string) string {
 			ev.To = Title(ev.To) // names are ids: "mara" is Mara
 		}
 	}
-	return ev.Line(f)
+	return ev.Line()
 }
 
 // Blocked returns the reason of the newcomer's impossible action among

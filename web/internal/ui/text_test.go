@@ -141,11 +141,10 @@ func TestTrail(t *testing.T) {
 			}
 		}
 	}
-	f := &ui.Frame{Agents: []ui.Agent{{ID: sim.NewcomerID, Pos: ui.Pos{X: 4, Y: 5}}, {ID: "mara", Pos: ui.Pos{X: 6, Y: 1}}}}
-	if p, ok := ui.Where(ui.Event{Kind: "sanction", By: "olek", To: "mara"}, f); !ok || p != (ui.Pos{X: 6, Y: 1}) {
+	if p, ok := ui.Where(ui.Event{Kind: "sanction", By: "olek", To: "mara", At: ui.Pos{X: 6, Y: 1}}); !ok || p != (ui.Pos{X: 6, Y: 1}) {
 		t.Errorf("Where(sanction on mara) = %v, %v; want x 6 y 1", p, ok)
 	}
-	if _, ok := ui.Where(ui.Event{Kind: "day"}, f); ok {
+	if _, ok := ui.Where(ui.Event{Kind: "day"}); ok {
 		t.Error("Where(a day event) has a tile")
 	}
 }
