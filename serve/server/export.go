@@ -11,6 +11,7 @@ import (
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
 )
 
 // column is one field of the CSV exports.
@@ -90,10 +91,13 @@ func sum(v []int) int {
 	return n
 }
 
+// row returns a run's CSV cells, each neutralised against formula
+// injection (report.CSVCell): participant and agent names are the
+// submitter's text.
 func row(cols []column, run Run) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
-		out[i] = c.value(run)
+		out[i] = report.CSVCell(c.value(run))
 	}
 	return out
 }
@@ -176,7 +180,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 		for i, c := range columns {
 			header[i] = c.name
 		}
-		cw.Write(header)
+		cw.Write(report.CSVRow(header))
 		if empty {
 			cw.Flush()
 			return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
 )
 
 // Room limits.
@@ -259,7 +260,7 @@ func (s *Server) roomExport(w http.ResponseWriter, r *http.Request) error {
 	for i, c := range cols {
 		header[i] = c.name
 	}
-	cw.Write(header)
+	cw.Write(report.CSVRow(header))
 	return s.streamRuns(r, RunFilter{Room: room.Code}, func(run Run) error {
 		return cw.Write(row(cols, run))
 	}, cw.Flush)
