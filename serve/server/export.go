@@ -73,8 +73,16 @@ var columns = []column{
 		return strconv.FormatFloat(*r.Record.Probe.Confidence, 'g', -1, 64)
 	}},
 	{"hash", "trajectory hash recomputed by the server", func(r Run) string { return r.Record.Hash }},
-	{"sim_sha256", "SHA-256 of the sim.wasm that verified the run", func(r Run) string { return r.Record.SimSHA256 }},
+	{"verifier", verifierAbout, func(r Run) string { return r.Verifier }},
+	{"sim_sha256", "SHA-256 of the sim.wasm the run was verified against: the module that replayed it (verifier wasm), " +
+		"or the module the native core was built with and pinned to (verifier native; that module did not run)", func(r Run) string { return r.Record.SimSHA256 }},
 }
+
+// verifierAbout describes the verifier column.
+const verifierAbout = "how the server recomputed the run: wasm = replayed inside sim.wasm (the module of sim_sha256); " +
+	"native = replayed by the Go simulation core compiled into the server, built from the same source as the sim.wasm of sim_sha256 " +
+	"and pinned to its hash, without running it (normgym serve --verify native cross-checks the core against that sim.wasm on sample records " +
+	"when it starts; the Cloudflare Workers build does not); empty = stored before the server recorded its verifier"
 
 func day(v []int, d int) int {
 	if d < len(v) {
@@ -195,28 +203,34 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	}
 	return s.streamRuns(r, f, func(run Run) error {
 		return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
-			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Record: run.Record})
+			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Record: run.Record})
 	}, flusher)
 }
 
 // dataCard describes an export.
 func (s *Server) dataCard(c Census, format string) api.DataCard {
+	now := "by replaying each run inside sim.wasm " + s.verify.SHA256() + " (verifier wasm)"
+	if s.verify.Kind() == "native" {
+		now = "with its native Go core, pinned to sim.wasm " + s.verify.SHA256() + " but not running it (verifier native)"
+	}
 	card := api.DataCard{
 		Name: "NormGym verified runs",
-		Description: "Every run this server verified by replaying its actions through sim.wasm: humans (the human baseline), " +
-			"models and baselines. Only recomputed records are stored. Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
+		Description: "Every run this server stored after recomputing it from its visit id, actions and probe answer (a replay): humans (the human baseline), " +
+			"models and baselines. Only recomputed records are stored. Each run's verifier says how it was recomputed: " + verifierAbout + ". " +
+			"This server verifies " + now + ". " +
+			"Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
 			"Joint success (task done with no violation on the test day) is the headline number; see DESIGN.md for the benchmark.",
 		Generated: s.now().UTC(),
 		Fields:    map[string]string{},
-		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Sims: c.Sims, Sim: sim.Version, Catalog: norms.Default().Version(),
-			Suites: map[string]string{}, Consent: ConsentVersion},
-		Counts: api.DataCounts{Runs: c.Runs, Participants: c.Participants, ByClient: c.ByClient, BySuite: c.BySuite},
+		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Verifier: s.verify.Kind(), Sims: c.Sims, Sim: sim.Version,
+			Catalog: norms.Default().Version(), Suites: map[string]string{}, Consent: ConsentVersion},
+		Counts: api.DataCounts{Runs: c.Runs, Participants: c.Participants, ByClient: c.ByClient, BySuite: c.BySuite, ByVerifier: c.ByVerifier},
 	}
 	for _, su := range sim.Suites() {
 		card.Versions.Suites[su.Name] = su.Version
 	}
 	if format == "jsonl" {
-		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version"} {
+		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version", "verifier"} {
 			for _, col := range columns {
 				if col.name == k {
 					card.Fields[k] = col.about
@@ -228,6 +242,8 @@ func (s *Server) dataCard(c Census, format string) api.DataCard {
 		for _, col := range columns {
 			card.Fields[col.name] = col.about
 		}
+		card.Description += " In this CSV, a cell that would start with =, +, -, @, a tab or a carriage return (and is not a plain number) " +
+			"carries a leading apostrophe, so that no spreadsheet runs it as a formula."
 	}
 	return card
 }

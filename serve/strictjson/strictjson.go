@@ -66,9 +66,9 @@ func Check(data []byte, maxDepth int) error {
 }
 
 type scanner struct {
-	b   []byte
-	i   int
-	max int
+	b    []byte
+	i    int
+	max  int
 	key  []byte   // scratch for a folded key
 	keys []string // the keys of the open objects, innermost last
 }
