@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
@@ -113,11 +114,17 @@ func row(cols []column, run Run) []string {
 // exportPage is how many runs an export reads per query.
 const exportPage = 500
 
+// exportPageTime is the time a page of an export may take to write: the
+// server's write timeout is extended by it before each page.
+const exportPageTime = time.Minute
+
 // streamRuns calls fn for every run matching f, in pages, calling flush
 // after each page. It stops at the runs stored when it started.
-func (s *Server) streamRuns(r *http.Request, f RunFilter, fn func(Run) error, flush func()) error {
+func (s *Server) streamRuns(w http.ResponseWriter, r *http.Request, f RunFilter, fn func(Run) error, flush func()) error {
 	f.Limit = exportPage
+	rc := http.NewResponseController(w)
 	for {
+		rc.SetWriteDeadline(time.Now().Add(exportPageTime)) // ErrNotSupported where no deadline applies
 		runs, err := s.store.Runs(r.Context(), f)
 		if err != nil {
 			// The answer has begun: all that can be done is to stop.
@@ -193,7 +200,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 			cw.Flush()
 			return nil
 		}
-		return s.streamRuns(r, f, func(run Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
+		return s.streamRuns(w, r, f, func(run Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
 	}
 	h.Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
@@ -201,7 +208,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	if empty {
 		return nil
 	}
-	return s.streamRuns(r, f, func(run Run) error {
+	return s.streamRuns(w, r, f, func(run Run) error {
 		return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
 			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Record: run.Record})
 	}, flusher)

@@ -322,7 +322,7 @@ func (s *Server) roomExport(w http.ResponseWriter, r *http.Request) error {
 		header[i] = c.name
 	}
 	cw.Write(report.CSVRow(header))
-	return s.streamRuns(r, RunFilter{Room: room.Code}, func(run Run) error {
+	return s.streamRuns(w, r, RunFilter{Room: room.Code}, func(run Run) error {
 		return cw.Write(row(cols, run))
 	}, cw.Flush)
 }
