@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -140,11 +142,15 @@ func TestRateLimits(t *testing.T) {
 		server.ClassRooms:  {Every: time.Hour, Burst: 1},
 		server.ClassRead:   {Every: time.Second, Burst: 5},
 	}
+	var logs strings.Builder
+	var mu sync.Mutex
 	newLimited := func(header string) *env {
 		return newEnv(t, func(o *server.Options) {
 			o.Limiter = limit.NewBuckets(rates, c.now)
 			o.ClientHeader = header
 			o.OpenRooms = true
+			o.Now = c.now
+			o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
 		})
 	}
 	e := newLimited("X-Forwarded-For")
@@ -199,6 +205,22 @@ func TestRateLimits(t *testing.T) {
 	if st, b, _ := e.do("POST", "/api/runs", sub, from("203.0.113.4")...); st != http.StatusTooManyRequests {
 		t.Errorf("a submission naming a room after the look-ups ran out: %d %s, want 429", st, b)
 	}
+
+	// Refusals are not logged one by one: one line a minute counts them.
+	mu.Lock()
+	if n := strings.Count(logs.String(), "status=429"); n != 0 {
+		t.Errorf("%d refusals logged one by one", n)
+	}
+	mu.Unlock()
+	c.advance(time.Minute)
+	for range 3 {
+		e.do("POST", "/api/runs", submission(rec, ""), from("203.0.113.1")...)
+	}
+	mu.Lock()
+	if n := strings.Count(logs.String(), `msg="rate limited"`); n != 1 || !strings.Contains(logs.String(), "write=") {
+		t.Errorf("%d summary lines of refusals, want 1 counting writes:\n%s", n, logs.String())
+	}
+	mu.Unlock()
 
 	// Without a trusted header, the header is the client's own text and
 	// changes nothing: one bucket per address.

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"log/slog"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/normgym/normgym/serve/limit"
@@ -172,12 +174,19 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 		max = s.opts.MaxBody
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.allow(r, rt.class(r.Method)); err != nil {
+		refuse := func(err error) {
+			if r.ContentLength != 0 {
+				// Close rather than read and discard a body we refuse.
+				w.Header().Set("Connection", "close")
+			}
 			s.writeError(w, r, err)
+		}
+		if err := s.allow(r, rt.class(r.Method)); err != nil {
+			refuse(err)
 			return
 		}
 		if r.ContentLength > max {
-			s.writeError(w, r, errf("too_large", "the body is larger than %d bytes", max))
+			refuse(errf("too_large", "the body is larger than %d bytes", max))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
@@ -202,6 +211,7 @@ func (s *Server) allow(r *http.Request, class string) error {
 	if ok {
 		return nil
 	}
+	s.limited.note(s.log, s.now(), class)
 	e := errf("rate_limited", "too many requests of this kind (%s) from your address: try again in %s", class, roundUp(retry))
 	e.RetryAfter = retry
 	return e
@@ -267,4 +277,35 @@ func securityHeaders(next http.Handler) http.Handler {
 		SetSecurityHeaders(w.Header())
 		next.ServeHTTP(w, r)
 	})
+}
+
+// limitedLog counts the requests refused by a rate limit. They are not
+// logged one by one (logRequests skips them), so that a flood cannot fill
+// the log: a line "rate limited" with the counts by class is written at
+// most once a minute, with the first refusal after the minute is over.
+type limitedLog struct {
+	mu     sync.Mutex
+	counts map[string]int
+	since  time.Time
+}
+
+func (l *limitedLog) note(log *slog.Logger, now time.Time, class string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.counts == nil {
+		l.counts = map[string]int{}
+		l.since = now
+	}
+	l.counts[class]++
+	if now.Sub(l.since) < time.Minute {
+		return
+	}
+	attrs := []any{"seconds", int(now.Sub(l.since).Seconds())}
+	for _, c := range []string{ClassRead, ClassWrite, ClassLookup, ClassRooms, ClassStatic} {
+		if n := l.counts[c]; n > 0 {
+			attrs = append(attrs, c, n)
+		}
+	}
+	log.Warn("rate limited", attrs...)
+	l.counts, l.since = map[string]int{}, now
 }

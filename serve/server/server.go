@@ -94,6 +94,7 @@ type Server struct {
 	assignMu sync.Mutex
 	probes   sync.Map // visit id → probeInfo
 	boards   boards
+	limited  limitedLog
 }
 
 // suiteRef names a suite version.
@@ -334,8 +335,9 @@ func (w *statusWriter) Flush() {
 }
 
 // logRequests logs one line per request (method, path, status, bytes,
-// duration; no query, body, headers or address) and turns a panic into a
-// logged internal error.
+// duration; no query, body, headers or address), except those refused by
+// a rate limit (counted instead, see limitedLog), and turns a panic into
+// a logged internal error.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -349,6 +351,9 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				if sw.status == 0 {
 					s.writeError(sw, r, errf("internal", "panic"))
 				}
+			}
+			if sw.status == http.StatusTooManyRequests {
+				return
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
