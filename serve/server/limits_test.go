@@ -69,7 +69,7 @@ func TestJunkNeverReplayed(t *testing.T) {
 			for i := range r.Actions {
 				r.Actions[i] = "n"
 			}
-		}), 400, "a visit takes at most 150 steps"},
+		}), 400, "an array holds more than 600 elements"},
 		{"actions past the bound", withRecord(func(r *sim.Record) {
 			for len(r.Actions) <= server.MaxActions {
 				r.Actions = append(r.Actions, "wait")
@@ -77,7 +77,11 @@ func TestJunkNeverReplayed(t *testing.T) {
 		}), 400, "actions"},
 		{"too many events", withRecord(func(r *sim.Record) {
 			r.Events = make([]sim.Event, server.MaxEvents+1)
-		}), 400, "events"},
+		}), 400, "more than 600 elements"},
+		{"events past the bound", withRecord(func(r *sim.Record) {
+			r.Events = make([]sim.Event, server.MaxEvents)
+			r.Actions = append(r.Actions, make([]string, server.MaxActions)...)
+		}), 400, "a visit takes at most 150 steps"},
 		{"over the body limit", withRecord(func(r *sim.Record) { r.Extra = map[string]any{"pad": strings.Repeat("x", 70<<10)} }), 413, "larger than"},
 	}
 	before := e.counts()

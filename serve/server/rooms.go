@@ -38,7 +38,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req api.RoomRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeJSON(r, &req, maxRoomVisits); err != nil {
 		return err
 	}
 	name := strings.TrimSpace(req.Name)

@@ -42,7 +42,8 @@ var clients = []string{"human", "model", "baseline"}
 const maxExtra = 16 << 10
 
 // MaxActions and MaxEvents bound a submitted record before it is
-// replayed. A visit takes one action per step, at most
+// replayed (MaxEvents bounds every array of a submission as it is read,
+// before it is decoded). A visit takes one action per step, at most
 // sim.PracticeSteps+sim.TestSteps (150; the random baseline uses them
 // all); the margin only guards against a change of step accounting.
 // Events are the visible events, a few per step: at most 109 in the
@@ -56,7 +57,7 @@ const (
 // submit handles POST /api/runs: decode, check, replay, store.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	var sub api.Submission
-	if err := decodeJSON(r, &sub); err != nil {
+	if err := decodeJSON(r, &sub, MaxEvents); err != nil {
 		return err
 	}
 	// Bound the work before anything else: an honest record holds one

@@ -271,9 +271,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 
 // decodeJSON reads a JSON body (bounded by its route, Server.guard) into
 // v strictly: the document must pass strictjson.Check (no key twice in an
-// object, valid UTF-8, at most strictjson.DefaultMaxDepth levels), and
-// unknown fields and trailing data are errors.
-func decodeJSON(r *http.Request, v any) error {
+// object, valid UTF-8, at most strictjson.DefaultMaxDepth levels, no array
+// longer than maxArray), and unknown fields and trailing data are errors.
+func decodeJSON(r *http.Request, v any, maxArray int) error {
 	if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "multipart/") {
 		return errf("invalid", "the body must be JSON (Content-Type application/json), not %q", ct)
 	}
@@ -287,7 +287,7 @@ func decodeJSON(r *http.Request, v any) error {
 	if len(body) == 0 {
 		return errf("invalid", "malformed JSON: empty body")
 	}
-	if err := strictjson.Check(body, strictjson.DefaultMaxDepth); err != nil {
+	if err := strictjson.Check(body, strictjson.Limits{Array: maxArray}); err != nil {
 		return errf("invalid", "malformed JSON: %s", strings.TrimPrefix(err.Error(), "strictjson: "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -98,11 +98,17 @@ $("make").onclick = async () => {
   } catch (e) { $("createMsg").textContent = e.message; }
 };
 $("go").onclick = () => {
-  const code = $("code").value.trim().toUpperCase().replace(/\s+/g, "");
+  const code = normCode($("code").value);
   if ($("token").value) { tokens[code] = $("token").value.trim(); localStorage.setItem("normgym.teacher", JSON.stringify(tokens)); }
   if (!tokens[code]) { $("openMsg").textContent = "Enter the room's teacher token."; return; }
   location.hash = code; open(code);
 };
+// normCode reads a join code as the server does: any case, spaces and
+// dashes ignored, O for 0, I and L for 1, shown in groups of four.
+function normCode(s) {
+  const c = s.toUpperCase().replace(/[\s-]+/g, "").replace(/O/g, "0").replace(/[IL]/g, "1");
+  return c.length === 12 ? c.match(/.{4}/g).join("-") : s.trim().toUpperCase();
+}
 let timer = null;
 function open(code) {
   $("dash").hidden = false;
@@ -156,6 +162,6 @@ $("csv").onclick = async () => {
     URL.revokeObjectURL(url);
   } catch (e) { $("dashErr").textContent = e.message; }
 };
-const start = location.hash.slice(1).toUpperCase();
+const start = location.hash ? normCode(decodeURIComponent(location.hash.slice(1))) : "";
 if (start && tokens[start]) open(start); else if (start) $("code").value = start;
 `

@@ -51,10 +51,12 @@ func TestCheck(t *testing.T) {
 		{"bad escape", `"\x"`, strictjson.Syntax},
 		{"unterminated", `{"a":"b`, strictjson.Syntax},
 		{"invalid byte outside strings", "\xff", strictjson.Syntax},
+		{"array of 5", `[1,2,3,4,[5,6,7,8,9]]`, -1},
+		{"array of 6", `{"actions":["n","n","n","n","n","n"]}`, strictjson.Length},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := strictjson.Check([]byte(tt.doc), 0)
+			err := strictjson.Check([]byte(tt.doc), strictjson.Limits{Array: 5})
 			if tt.kind < 0 {
 				if err != nil {
 					t.Fatalf("Check(%.60q) = %v, want nil", tt.doc, err)
@@ -83,7 +85,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		err := strictjson.Check(b, 8)
+		err := strictjson.Check(b, strictjson.Limits{Depth: 8})
 		valid := json.Valid(b)
 		if err == nil && !valid {
 			t.Fatalf("Check accepted %q, which encoding/json refuses", b)
@@ -101,7 +103,7 @@ func BenchmarkCheck(b *testing.B) {
 		`{}]}}`)
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
-		if err := strictjson.Check(doc, 0); err != nil {
+		if err := strictjson.Check(doc, strictjson.Limits{Array: 600}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -114,11 +116,11 @@ func TestCheckManyKeys(t *testing.T) {
 		b.WriteString(`"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1,`)
 	}
 	ok := b.String() + `"last":1}`
-	if err := strictjson.Check([]byte(ok), 0); err != nil {
+	if err := strictjson.Check([]byte(ok), strictjson.Limits{}); err != nil {
 		t.Fatalf("40 distinct keys: %v", err)
 	}
 	dup := b.String() + `"KAA":1}`
-	if err := strictjson.Check([]byte(dup), 0); err == nil {
+	if err := strictjson.Check([]byte(dup), strictjson.Limits{}); err == nil {
 		t.Fatal("a 41st key equal to the first (by case) was accepted")
 	}
 }

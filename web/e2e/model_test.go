@@ -122,6 +122,11 @@ func TestModelMode(t *testing.T) {
 }
 
 func modelMode(t *testing.T, w, h int) {
+	runModel(t, open(t, w, h), fmt.Sprintf("%dx%d", w, h))
+}
+
+// runModel runs the scripted model through Model mode in the tab s.
+func runModel(t *testing.T, s *session, size string) {
 	id := "market/place.terrain=grass/observe/s104"
 	base := greedy(t, id)
 	ctx := context.Background()
@@ -134,20 +139,19 @@ func modelMode(t *testing.T, w, h int) {
 	llm := httptest.NewServer(f)
 	defer llm.Close()
 
-	s := open(t, w, h)
 	s.load("#mode=model&visit=" + id)
 	s.waitStage(10*time.Second, "model-form")
 	s.eval(`document.getElementById("m-url").value = "` + llm.URL + `/v1/";
 		document.getElementById("m-model").value = "fake-model";
 		document.getElementById("m-key").value = "` + f.key + `"; "ok"`)
-	s.shot(fmt.Sprintf("model-form-%dx%d", w, h))
+	s.shot("model-form-" + size)
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-start"]`)))
 	s.waitStage(30*time.Second, "model-error")
 	msg := s.eval(`document.getElementById("m-error").textContent`)
 	if !strings.Contains(msg, "500") || !strings.Contains(msg, "injected failure") || !strings.Contains(msg, "Resume") {
 		t.Errorf("the endpoint error is shown as %q", msg)
 	}
-	s.shot(fmt.Sprintf("model-error-%dx%d", w, h))
+	s.shot("model-error-" + size)
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-resume"]`)))
 	s.waitStage(5*time.Second, "model-run")
 	// Stop mid-run, then resume to the end.
@@ -158,7 +162,7 @@ func modelMode(t *testing.T, w, h int) {
 		s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-resume"]`)))
 	}
 	s.waitStage(60*time.Second, "model-done")
-	s.shot(fmt.Sprintf("model-done-%dx%d", w, h))
+	s.shot("model-done-" + size)
 
 	recJSON := s.eval(`globalThis.normgymLastRecord`)
 	var rec ui.Record
