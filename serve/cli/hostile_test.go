@@ -28,7 +28,6 @@ import (
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/wasm/simwasm"
 )
 
@@ -312,15 +311,10 @@ func newHonest(t *testing.T, h *served) *honest {
 	}
 	o := &honest{t: t, h: h, cs: []*client{clientFrom("127.0.0.1"), clientFrom("127.0.0.2"), clientFrom("127.0.0.3")}}
 	for _, v := range mini.Visits[:6] {
-		p, err := agents.New("observer", v)
+		rec, err := nativeEngine{}.RunBaseline(context.Background(), v, "observer")
 		if err != nil {
 			t.Fatal(err)
 		}
-		env, err := agents.Run(v, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := env.Record("observer", "baseline")
 		rec.SimSHA256 = simwasm.SHA256()
 		o.recs = append(o.recs, rec)
 	}
