@@ -46,7 +46,7 @@ func cmdServe(e *env) error {
 		"read, write, lookup, rooms and static, which is unlimited unless set)")
 	clientHeader := fs.String("trust-proxy-header", "", "header in which a trusted reverse proxy passes the client's address (e.g. X-Forwarded-For: its last address); "+
 		"set it only if every request comes through that proxy (empty: the connection's peer is the client)")
-	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body in bytes (POST /api/rooms allows 128 KiB)")
+	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body in bytes (the largest honest submission is about 58 KB)")
 	maxConns := fs.Int("max-conns", 1024, "most connections open at once (more wait to be accepted; 0: no bound)")
 	maxConnsPerIP := fs.Int("max-conns-per-ip", 256, "most connections open at once from one address (more are closed; 0: no bound; off with --trust-proxy-header)")
 	readHeaderTimeout := fs.Duration("read-header-timeout", 5*time.Second, "longest time to read a request's headers")

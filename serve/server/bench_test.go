@@ -192,8 +192,8 @@ func reportLoad(b *testing.B, lat []time.Duration, elapsed time.Duration, unit s
 }
 
 // BenchmarkRefusals measures what hostile requests cost the server over
-// loopback HTTP, 8 clients at once: a junk body at the bound (64 KiB,
-// 15,000 actions) refused before any replay, and a request refused by its
+// loopback HTTP, 8 clients at once: a junk body of 64 KiB (15,000
+// actions) refused before any replay, and a request refused by its
 // rate limit. Junk costs what its bytes cost to read and check; a
 // refusal by the limit is cheaper than any answer.
 func BenchmarkRefusals(b *testing.B) {

@@ -17,6 +17,7 @@ import (
 	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
 )
 
 // countingVerifier counts replays.
@@ -69,7 +70,7 @@ func TestJunkNeverReplayed(t *testing.T) {
 			for i := range r.Actions {
 				r.Actions[i] = "n"
 			}
-		}), 400, "an array holds more than 600 elements"},
+		}), 400, fmt.Sprintf("an array holds more than %d elements", server.MaxEvents)},
 		{"actions past the bound", withRecord(func(r *sim.Record) {
 			for len(r.Actions) <= server.MaxActions {
 				r.Actions = append(r.Actions, "wait")
@@ -77,12 +78,12 @@ func TestJunkNeverReplayed(t *testing.T) {
 		}), 400, "actions"},
 		{"too many events", withRecord(func(r *sim.Record) {
 			r.Events = make([]sim.Event, server.MaxEvents+1)
-		}), 400, "more than 600 elements"},
+		}), 400, fmt.Sprintf("more than %d elements", server.MaxEvents)},
 		{"events past the bound", withRecord(func(r *sim.Record) {
 			r.Events = make([]sim.Event, server.MaxEvents)
 			r.Actions = append(r.Actions, make([]string, server.MaxActions)...)
-		}), 400, "a visit takes at most 150 steps"},
-		{"over the body limit", withRecord(func(r *sim.Record) { r.Extra = map[string]any{"pad": strings.Repeat("x", 70<<10)} }), 413, "larger than"},
+		}), 400, fmt.Sprintf("a visit takes at most %d steps", sim.PracticeSteps+sim.TestSteps)},
+		{"over the body limit", withRecord(func(r *sim.Record) { r.Extra = map[string]any{"pad": strings.Repeat("x", 140<<10)} }), 413, "larger than"},
 	}
 	before := e.counts()
 	for _, tc := range tests {
@@ -275,5 +276,42 @@ func TestSecurityHeaders(t *testing.T) {
 	check(fmt.Sprintf("oversized POST /api/runs (%d)", st), h)
 	if !strings.Contains(server.ContentSecurityPolicy, "frame-ancestors 'none'") || !strings.Contains(server.ContentSecurityPolicy, "'wasm-unsafe-eval'") {
 		t.Errorf("CSP %q", server.ContentSecurityPolicy)
+	}
+}
+
+// TestBodyBoundFitsHonestRecords: every baseline's record of the mini
+// suite, with the largest extra a submission may carry, fits in half of
+// the default body bound, and its events in half of MaxEvents: the bounds
+// stay twice what honest clients need as the sim changes.
+func TestBodyBoundFitsHonestRecords(t *testing.T) {
+	mini, err := sim.LookupSuite("mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := map[string]any{"pad": strings.Repeat("x", 16<<10-20)}
+	largest, events, actions := 0, 0, 0
+	var which string
+	for _, v := range mini.Visits {
+		for _, a := range agents.Names() {
+			sub := submission(record(t, v, a, "baseline"), "baseline:"+a)
+			sub.Record.Extra = extra
+			b, _ := json.Marshal(sub)
+			if len(b) > largest {
+				largest, which = len(b), v+" "+a
+			}
+			events = max(events, len(sub.Record.Events))
+			actions = max(actions, len(sub.Record.Actions))
+		}
+	}
+	t.Logf("largest honest submission %d bytes (%s, with 16 KiB of extra); bound %d; most events %d (bound %d), actions %d (bound %d)",
+		largest, which, server.DefaultMaxBody, events, server.MaxEvents, actions, server.MaxActions)
+	if 2*largest > server.DefaultMaxBody {
+		t.Errorf("the largest honest submission (%d bytes, %s) is over half the body bound %d: raise DefaultMaxBody", largest, which, server.DefaultMaxBody)
+	}
+	if 2*events > server.MaxEvents {
+		t.Errorf("a record holds %d events, over half of MaxEvents %d", events, server.MaxEvents)
+	}
+	if actions > sim.PracticeSteps+sim.TestSteps || actions > server.MaxActions {
+		t.Errorf("a record holds %d actions, more than a visit's steps", actions)
 	}
 }

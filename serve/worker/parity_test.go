@@ -255,7 +255,7 @@ func parity(t *testing.T, w *worker) {
 	junk, _ := json.Marshal(sub)
 	junk = bytes.Replace(junk, []byte(`"consent":true`), []byte(`"consent":false,"consent":true`), 1)
 	big := submission(t, visit, "greedy", "baseline", "")
-	big.Record.Extra = map[string]any{"pad": strings.Repeat("x", 70<<10)}
+	big.Record.Extra = map[string]any{"pad": strings.Repeat("x", 140<<10)}
 	fixed := func(p string) func(*target) string { return func(*target) string { return p } }
 	roomPath := func(suffix string) func(*target) string {
 		return func(tg *target) string { return "/api/rooms/" + tg.room.Code + suffix }
