@@ -261,8 +261,9 @@ const RoomCodeLen = 12
 const RoomCodeGroup = 4
 
 // legacyRoomAlphabet and legacyRoomCodeLen are the codes issued before
-// schema 4 (6 symbols, ~29 bits): such rooms are still found, and expire
-// as every room does; none is issued any more.
+// schema 4 (6 symbols, ~29 bits, guessable): NormalizeRoomCode still reads
+// them so that a teacher can open such a room's dashboard, but they take
+// no students (LegacyRoomCode) and none is issued any more.
 const (
 	legacyRoomAlphabet = "23456789ABCDEFGHJKMNPQRSTWXYZ"
 	legacyRoomCodeLen  = 6
@@ -319,6 +320,10 @@ func allIn(b []byte, alphabet string) bool {
 	}
 	return true
 }
+
+// LegacyRoomCode reports whether c (canonical) is a code of the old
+// 6-symbol kind.
+func LegacyRoomCode(c string) bool { return len(c) == legacyRoomCodeLen }
 
 // ValidRoomCode reports whether c is a room code in canonical form.
 func ValidRoomCode(c string) bool {

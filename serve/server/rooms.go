@@ -160,8 +160,16 @@ func (s *Server) findRoom(r *http.Request, code string) (Room, error) {
 	return room, err
 }
 
-// openRoom is findRoom for students: a room past its time is gone.
+// openRoom is findRoom for students: a room past its time is gone, and
+// so is every room with a code of the old 6-symbol kind (about 29 bits:
+// guessable), unlooked-up, so that these answers tell nothing.
 func (s *Server) openRoom(r *http.Request, code string) (Room, error) {
+	if c, ok := api.NormalizeRoomCode(code); ok && api.LegacyRoomCode(c) {
+		if err := s.allow(r, ClassLookup); err != nil {
+			return Room{}, err
+		}
+		return Room{}, errf("gone", "room codes of 6 characters were retired (they could be guessed): ask your teacher for a new room")
+	}
 	room, err := s.findRoom(r, code)
 	if err != nil {
 		return Room{}, err

@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -217,5 +219,27 @@ func TestCSVInjection(t *testing.T) {
 	_, b, _ = e.do("GET", "/api/export?format=jsonl", nil, admin...)
 	if !bytes.Contains(b, []byte(`"agent":"=HYPERLINK`)) {
 		t.Error("the JSON export does not keep the name as sent")
+	}
+}
+
+// TestLegacyRoomCodes: a room of the old 6-character kind (29 bits) takes
+// no students, without a look-up, and its teacher still reads it.
+func TestLegacyRoomCodes(t *testing.T) {
+	e := newEnv(t)
+	token := "legacy-teacher-token"
+	sum := sha256.Sum256([]byte(token))
+	if err := e.store.CreateRoom(t.Context(), server.Room{Code: "ABC234", Suite: "mini", Visits: []string{controlVisit},
+		TokenSHA256: hex.EncodeToString(sum[:]), CreatedAt: e.now}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/api/rooms/abc234", "/api/rooms/ZZZ999", "/api/assign?participant=student-0000001&room=ABC234"} {
+		if st, b, _ := e.do("GET", p, nil); st != http.StatusGone {
+			t.Errorf("GET %s: %d %s, want 410", p, st, b)
+		}
+	}
+	var d api.Dashboard
+	e.getJSON("/api/rooms/ABC234/dashboard", &d, "Authorization", "Bearer "+token)
+	if d.Code != "ABC234" {
+		t.Errorf("dashboard of the legacy room: %+v", d.Room)
 	}
 }
