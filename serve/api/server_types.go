@@ -112,6 +112,9 @@ type RoomCreated struct {
 	Visits       int    `json:"visits"`
 	// JoinURL is the path students open.
 	JoinURL string `json:"join_url"`
+	// Expires is when the room stops taking students (its teacher can
+	// still read its dashboard and export).
+	Expires time.Time `json:"expires"`
 }
 
 // ProbeStats counts probe answers.
@@ -137,11 +140,13 @@ type ClassStats struct {
 
 // Room is GET /api/rooms/CODE: public.
 type Room struct {
-	Code   string     `json:"code"`
-	Name   string     `json:"name,omitempty"`
-	Suite  string     `json:"suite,omitempty"`
-	Visits int        `json:"visits"`
-	Stats  ClassStats `json:"stats"`
+	Code   string `json:"code"`
+	Name   string `json:"name,omitempty"`
+	Suite  string `json:"suite,omitempty"`
+	Visits int    `json:"visits"`
+	// Expires is when the room stops taking students.
+	Expires time.Time  `json:"expires"`
+	Stats   ClassStats `json:"stats"`
 }
 
 // StudentRow is one pseudonymous student on the teacher's dashboard.
@@ -190,12 +195,15 @@ type DataCard struct {
 type DataVersions struct {
 	// SimSHA256 is the sim.wasm the server verifies with; Sims lists every
 	// sim.wasm hash in the data.
-	SimSHA256 string            `json:"sim_sha256"`
-	Sims      []string          `json:"sims"`
-	Sim       string            `json:"sim_version"`
-	Catalog   string            `json:"catalog_version"`
-	Suites    map[string]string `json:"suites"`
-	Consent   string            `json:"consent_version"`
+	SimSHA256 string `json:"sim_sha256"`
+	// Verifier is how the server verifies now: "wasm" or "native" (each
+	// run says how it was verified).
+	Verifier string            `json:"verifier"`
+	Sims     []string          `json:"sims"`
+	Sim      string            `json:"sim_version"`
+	Catalog  string            `json:"catalog_version"`
+	Suites   map[string]string `json:"suites"`
+	Consent  string            `json:"consent_version"`
 }
 
 // DataCounts are an export's counts.
@@ -204,17 +212,23 @@ type DataCounts struct {
 	Participants int            `json:"participants"`
 	ByClient     map[string]int `json:"by_client"`
 	BySuite      map[string]int `json:"by_suite"`
+	// ByVerifier counts runs by verifier ("" for runs stored before the
+	// server recorded it).
+	ByVerifier map[string]int `json:"by_verifier"`
 }
 
 // ExportRun is one line of GET /api/export?format=jsonl after the data
 // card line ({"data_card": {...}}).
 type ExportRun struct {
-	RunID          string     `json:"run_id"`
-	Date           string     `json:"date"`
-	Participant    string     `json:"participant,omitempty"`
-	Room           string     `json:"room,omitempty"`
-	ConsentVersion string     `json:"consent_version"`
-	Record         sim.Record `json:"record"`
+	RunID          string `json:"run_id"`
+	Date           string `json:"date"`
+	Participant    string `json:"participant,omitempty"`
+	Room           string `json:"room,omitempty"`
+	ConsentVersion string `json:"consent_version"`
+	// Verifier is how the server recomputed the record: "wasm" or
+	// "native" (see the data card).
+	Verifier string     `json:"verifier"`
+	Record   sim.Record `json:"record"`
 }
 
 // ValidParticipant reports whether p is a well-formed participant
@@ -232,21 +246,87 @@ func ValidParticipant(p string) bool {
 	return true
 }
 
-// RoomAlphabet is the alphabet of room codes: no 0/O, 1/I/L, U/V.
-const RoomAlphabet = "23456789ABCDEFGHJKMNPQRSTWXYZ"
+// RoomAlphabet is the alphabet of room codes: Crockford's base 32, the
+// digits and the capital letters without I, L, O and U. Read back
+// (NormalizeRoomCode), 'O' is '0' and 'I' and 'L' are '1', so that a code
+// copied from a board by hand still works.
+const RoomAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
-// RoomCodeLen is the length of a room code.
-const RoomCodeLen = 6
+// RoomCodeLen is the number of symbols in a room code: 12 of 32, 60
+// random bits, shown in three groups of four joined by '-'
+// ("7K3M-Q9XD-2WFA", RoomCodeGroup).
+const RoomCodeLen = 12
 
-// ValidRoomCode reports whether c is a well-formed room code (upper case).
-func ValidRoomCode(c string) bool {
-	if len(c) != RoomCodeLen {
-		return false
+// RoomCodeGroup is the size of the groups a code is shown in.
+const RoomCodeGroup = 4
+
+// legacyRoomAlphabet and legacyRoomCodeLen are the codes issued before
+// schema 4 (6 symbols, ~29 bits, guessable): NormalizeRoomCode still reads
+// them so that a teacher can open such a room's dashboard, but they take
+// no students (LegacyRoomCode) and none is issued any more.
+const (
+	legacyRoomAlphabet = "23456789ABCDEFGHJKMNPQRSTWXYZ"
+	legacyRoomCodeLen  = 6
+)
+
+// NormalizeRoomCode returns the canonical form of a room code as a person
+// may type it (any case, with or without the '-', spaces around groups,
+// O for 0, I or L for 1) and whether it is well formed. The canonical
+// form is what the server stores and shows: upper case, grouped.
+func NormalizeRoomCode(s string) (string, bool) {
+	if len(s) > 40 {
+		return "", false
 	}
-	for i := 0; i < len(c); i++ {
-		if strings.IndexByte(RoomAlphabet, c[i]) < 0 {
+	b := make([]byte, 0, RoomCodeLen)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-' || c == ' ':
+			continue
+		case c >= 'a' && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	if len(b) == legacyRoomCodeLen && allIn(b, legacyRoomAlphabet) {
+		return string(b), true
+	}
+	for i, c := range b {
+		switch c {
+		case 'O':
+			b[i] = '0'
+		case 'I', 'L':
+			b[i] = '1'
+		}
+	}
+	if len(b) != RoomCodeLen || !allIn(b, RoomAlphabet) {
+		return "", false
+	}
+	out := make([]byte, 0, RoomCodeLen+RoomCodeLen/RoomCodeGroup)
+	for i, c := range b {
+		if i > 0 && i%RoomCodeGroup == 0 {
+			out = append(out, '-')
+		}
+		out = append(out, c)
+	}
+	return string(out), true
+}
+
+func allIn(b []byte, alphabet string) bool {
+	for _, c := range b {
+		if strings.IndexByte(alphabet, c) < 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// LegacyRoomCode reports whether c (canonical) is a code of the old
+// 6-symbol kind.
+func LegacyRoomCode(c string) bool { return len(c) == legacyRoomCodeLen }
+
+// ValidRoomCode reports whether c is a room code in canonical form.
+func ValidRoomCode(c string) bool {
+	n, ok := NormalizeRoomCode(c)
+	return ok && n == c
 }

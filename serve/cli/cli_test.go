@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -39,6 +40,12 @@ func TestUsageErrors(t *testing.T) {
 		{"replay without file", []string{"replay", "--native"}, "at least one results file"},
 		{"report bad format", []string{"report", "--format", "pdf", "x.jsonl"}, "--format"},
 		{"play without visit", []string{"play"}, "needs one visit id"},
+		{"serve unknown limit class", []string{"serve", "--limit", "bogus=1/s"}, "CLASS one of read, write"},
+		{"serve bad rate", []string{"serve", "--limit", "write=fast"}, "N/UNIT"},
+		{"serve zero timeout", []string{"serve", "--read-timeout", "0s"}, "--read-timeout must be positive"},
+		{"serve tiny body", []string{"serve", "--max-body", "10"}, "--max-body"},
+		{"teacher-key without label", []string{"teacher-key"}, "needs one LABEL"},
+		{"teacher-key email label", []string{"teacher-key", "ann@example.org"}, "no email"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,5 +270,24 @@ func TestRunInterrupted(t *testing.T) {
 	code := Main(ctx, []string{"run", "--native", "--suite", "mini", "--agent", "greedy"}, strings.NewReader(""), &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "interrupted after") {
 		t.Errorf("exit %d, stderr %q; want 1 and the interruption explained", code, errb.String())
+	}
+}
+
+func TestTeacherKey(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "teacher-key", "school-3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	key := lines[0][strings.LastIndex(lines[0], " ")+1:]
+	keys, err := server.ParseTeacherKeys(lines[len(lines)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if label, ok := keys.Label(key); !ok || label != "school-3" || !strings.HasPrefix(key, "ngt_") {
+		t.Errorf("the printed line admits %q as %q (%v), want the printed key as school-3; output:\n%s", key, label, ok, out)
+	}
+	if strings.Contains(lines[len(lines)-1], key) {
+		t.Error("the file line holds the key itself")
 	}
 }

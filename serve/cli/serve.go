@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,9 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/sim"
@@ -36,6 +40,22 @@ func cmdServe(e *env) error {
 	verify := fs.String("verify", "wasm", "how runs are replayed: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; ~20x faster)")
 	replayTimeout := fs.Duration("replay-timeout", 10*time.Second, "longest time one replay may take")
 	fsync := fs.Bool("fsync", false, "fsync every commit (synchronous=FULL): survive power loss, not just a crash, at some speed")
+	// Limits for a public server (README: "Running a public server").
+	limits := limitFlag(server.DefaultLimits())
+	fs.Var(limits, "limit", "a client's rate limit for a class of request, CLASS=N/UNIT:BURST or CLASS=off (repeatable; classes "+
+		"read, write, lookup, rooms and static, which is unlimited unless set)")
+	clientHeader := fs.String("trust-proxy-header", "", "header in which a trusted reverse proxy passes the client's address (e.g. X-Forwarded-For: its last address); "+
+		"set it only if every request comes through that proxy (empty: the connection's peer is the client)")
+	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body in bytes (the largest honest submission is about 58 KB)")
+	maxConns := fs.Int("max-conns", 1024, "most connections open at once (more wait to be accepted; 0: no bound)")
+	maxConnsPerIP := fs.Int("max-conns-per-ip", 256, "most connections open at once from one address (more are closed; 0: no bound; off with --trust-proxy-header)")
+	readHeaderTimeout := fs.Duration("read-header-timeout", 5*time.Second, "longest time to read a request's headers")
+	readTimeout := fs.Duration("read-timeout", 20*time.Second, "longest time to read a whole request, body included")
+	writeTimeout := fs.Duration("write-timeout", time.Minute, "longest time to write an answer (exports extend it page by page)")
+	idleTimeout := fs.Duration("idle-timeout", time.Minute, "how long an idle keep-alive connection stays open")
+	openRooms := fs.Bool("open-rooms", false, "let anyone create a classroom (default: only holders of a teacher key, see --teacher-keys)")
+	teacherKeys := fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
+	roomTTL := fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
 	pos, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -49,7 +69,29 @@ func cmdServe(e *env) error {
 	if *replayTimeout <= 0 {
 		return usageError("--replay-timeout must be positive")
 	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-header-timeout", *readHeaderTimeout}, {"read-timeout", *readTimeout}, {"write-timeout", *writeTimeout},
+		{"idle-timeout", *idleTimeout}, {"room-ttl", *roomTTL}} {
+		if d.v <= 0 {
+			return usageError("--%s must be positive", d.name)
+		}
+	}
+	if *maxBody < 1024 {
+		return usageError("--max-body must be at least 1024 bytes")
+	}
+	perIP := *maxConnsPerIP
+	if *clientHeader != "" && !flagSet(fs, "max-conns-per-ip") {
+		perIP = 0 // every connection comes from the proxy
+	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	var keys server.TeacherKeys
+	if *teacherKeys != "" {
+		if keys, err = server.TeacherKeyFile(*teacherKeys, func(err error) { log.Error("teacher keys", "err", err) }); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -86,22 +128,33 @@ func cmdServe(e *env) error {
 	}
 	defer st.Close()
 	srv, err := server.New(server.Options{Store: st, Verifier: v, Web: *web, AdminToken: os.Getenv(*tokenEnv),
-		AdminTokenEnv: *tokenEnv, Logger: log, ReplayTimeout: *replayTimeout})
+		AdminTokenEnv: *tokenEnv, Logger: log, ReplayTimeout: *replayTimeout, MaxBody: *maxBody,
+		Limiter: limit.NewBuckets(limits, nil), ClientHeader: *clientHeader, OpenRooms: *openRooms, TeacherKeys: keys, RoomTTL: *roomTTL})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	raw, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	ln := limit.Listen(raw, *maxConns, perIP)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: *readHeaderTimeout, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
+		IdleTimeout: *idleTimeout, MaxHeaderBytes: 16 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	export := "disabled (set $" + *tokenEnv + ")"
 	if os.Getenv(*tokenEnv) != "" {
 		export = "enabled"
 	}
-	fmt.Fprintf(e.stdout, "normgym: serving on http://%s (db %s, web %s, verify %s with sim.wasm %.12s, export %s)\n",
-		ln.Addr(), *dbPath, *web, v.Kind(), rt.SHA256(), export)
+	rooms := "teacher keys only"
+	switch {
+	case *openRooms:
+		rooms = "open to anyone"
+	case keys == nil:
+		rooms = "closed (no --teacher-keys)"
+	}
+	fmt.Fprintf(e.stdout, "normgym: serving on http://%s (db %s, web %s, verify %s with sim.wasm %.12s, export %s, rooms %s)\n",
+		ln.Addr(), *dbPath, *web, v.Kind(), rt.SHA256(), export, rooms)
+	fmt.Fprintf(e.stdout, "normgym: limits per client %s; body %d bytes; connections %d (%d per address); timeouts header %s, read %s, write %s\n",
+		limits, *maxBody, *maxConns, perIP, *readHeaderTimeout, *readTimeout, *writeTimeout)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -144,4 +197,70 @@ func sampleRecords(sha string) []sim.Record {
 		out = append(out, forged)
 	}
 	return out
+}
+
+// limitFlag is the --limit flag: rates by class, set one class at a time.
+type limitFlag map[string]limit.Rate
+
+func (f limitFlag) String() string {
+	classes := make([]string, 0, len(f))
+	for c := range f {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	parts := make([]string, len(classes))
+	for i, c := range classes {
+		parts[i] = c + "=" + f[c].String()
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f limitFlag) Set(s string) error {
+	class, rate, ok := strings.Cut(s, "=")
+	switch class {
+	case server.ClassRead, server.ClassWrite, server.ClassLookup, server.ClassRooms, server.ClassStatic:
+	default:
+		return fmt.Errorf("want CLASS=RATE with CLASS one of read, write, lookup, rooms, static, not %q", s)
+	}
+	if !ok {
+		return fmt.Errorf("want CLASS=RATE such as %s=5/s:60", class)
+	}
+	r, err := limit.ParseRate(rate)
+	if err != nil {
+		return err
+	}
+	f[class] = r
+	return nil
+}
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func init() {
+	commands["teacher-key"] = command{"make a teacher key for a server's --teacher-keys file", cmdTeacherKey}
+}
+
+func cmdTeacherKey(e *env) error {
+	fs := e.flags("teacher-key", "LABEL",
+		"Makes a random teacher key. Give the key to the teacher (it lets them create classrooms on the /teach page)\n"+
+			"and add the line it prints to the file of normgym serve --teacher-keys: the file holds the key's hash, not\n"+
+			"the key. LABEL names the key for you (school-3, period-2; letters, digits, '.', '_', '-'; no email): rooms keep it.\n"+
+			"Remove the line to revoke the key; the server re-reads the file when it changes.")
+	pos, err := e.parse(fs)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError("teacher-key needs one LABEL")
+	}
+	key, line, err := server.NewTeacherKey(pos[0])
+	if err != nil {
+		return usageError("%s", strings.TrimPrefix(err.Error(), "server: "))
+	}
+	fmt.Fprintf(e.stdout, "key (give it to the teacher; it is not stored anywhere): %s\nline for the --teacher-keys file:\n%s\n", key, line)
+	return nil
 }

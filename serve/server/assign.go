@@ -3,7 +3,6 @@ package server
 import (
 	"hash/fnv"
 	"net/http"
-	"strings"
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
@@ -29,8 +28,8 @@ func (s *Server) assign(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	out := api.Assignment{Participant: p}
 	var visits []string
-	if code := strings.ToUpper(q.Get("room")); code != "" {
-		room, err := s.lookupRoom(r, code)
+	if code := q.Get("room"); code != "" {
+		room, err := s.openRoom(r, code)
 		if err != nil {
 			return err
 		}

@@ -178,7 +178,7 @@ func TestAssignPendingAndRooms(t *testing.T) {
 	if a := e.assign("student-000002", strings.ToLower(room.Code)); a.Visit == "" {
 		t.Errorf("lower-case room code: %+v", a)
 	}
-	if st, b, _ := e.do("GET", "/api/assign?participant=student-000002&room=YYYYYY", nil); st != http.StatusNotFound {
+	if st, b, _ := e.do("GET", "/api/assign?participant=student-000002&room=YYYY-YYYY-YYYY", nil); st != http.StatusNotFound {
 		t.Errorf("unknown room: %d %s", st, b)
 	}
 }

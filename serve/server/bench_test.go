@@ -190,3 +190,45 @@ func reportLoad(b *testing.B, lat []time.Duration, elapsed time.Duration, unit s
 	b.ReportMetric(ms(0.99), "p99_ms")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkRefusals measures what hostile requests cost the server over
+// loopback HTTP, 8 clients at once: a junk body of 64 KiB (15,000
+// actions) refused before any replay, and a request refused by its
+// rate limit. Junk costs what its bytes cost to read and check; a
+// refusal by the limit is cheaper than any answer.
+func BenchmarkRefusals(b *testing.B) {
+	base := submission(record(b, normVisit, "greedy", "baseline"), "")
+	junk := base
+	junk.Record = clone(base.Record)
+	for len(junk.Record.Actions) < 15000 {
+		junk.Record.Actions = append(junk.Record.Actions, "n")
+	}
+	body, _ := json.Marshal(junk)
+	for _, tc := range []struct {
+		name    string
+		limiter bool
+		status  int
+	}{{"junk", false, http.StatusBadRequest}, {"rate-limited", true, http.StatusTooManyRequests}} {
+		b.Run(tc.name, func(b *testing.B) {
+			e := newEnv(b, func(o *server.Options) {
+				if tc.limiter {
+					o.Limiter = nil // the default buckets: one client, its burst soon spent
+				}
+			})
+			lat, el := load(b, 8, b.N, func(i int) error {
+				resp, err := http.Post(e.http.URL+"/api/runs", "application/json", bytes.NewReader(body))
+				if err != nil {
+					return err
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tc.status && resp.StatusCode != http.StatusBadRequest {
+					return fmt.Errorf("status %d, want %d", resp.StatusCode, tc.status)
+				}
+				return nil
+			})
+			reportLoad(b, lat, el, "requests/s")
+		})
+	}
+	b.Logf("junk body: %d bytes", len(body))
+}

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
 )
 
 // column is one field of the CSV exports.
@@ -72,8 +74,16 @@ var columns = []column{
 		return strconv.FormatFloat(*r.Record.Probe.Confidence, 'g', -1, 64)
 	}},
 	{"hash", "trajectory hash recomputed by the server", func(r Run) string { return r.Record.Hash }},
-	{"sim_sha256", "SHA-256 of the sim.wasm that verified the run", func(r Run) string { return r.Record.SimSHA256 }},
+	{"verifier", verifierAbout, func(r Run) string { return r.Verifier }},
+	{"sim_sha256", "SHA-256 of the sim.wasm the run was verified against: the module that replayed it (verifier wasm), " +
+		"or the module the native core was built with and pinned to (verifier native; that module did not run)", func(r Run) string { return r.Record.SimSHA256 }},
 }
+
+// verifierAbout describes the verifier column.
+const verifierAbout = "how the server recomputed the run: wasm = replayed inside sim.wasm (the module of sim_sha256); " +
+	"native = replayed by the Go simulation core compiled into the server, built from the same source as the sim.wasm of sim_sha256 " +
+	"and pinned to its hash, without running it (normgym serve --verify native cross-checks the core against that sim.wasm on sample records " +
+	"when it starts; the Cloudflare Workers build does not); empty = stored before the server recorded its verifier"
 
 func day(v []int, d int) int {
 	if d < len(v) {
@@ -90,10 +100,13 @@ func sum(v []int) int {
 	return n
 }
 
+// row returns a run's CSV cells, each neutralised against formula
+// injection (report.CSVCell): participant and agent names are the
+// submitter's text.
 func row(cols []column, run Run) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
-		out[i] = c.value(run)
+		out[i] = report.CSVCell(c.value(run))
 	}
 	return out
 }
@@ -101,11 +114,17 @@ func row(cols []column, run Run) []string {
 // exportPage is how many runs an export reads per query.
 const exportPage = 500
 
+// exportPageTime is the time a page of an export may take to write: the
+// server's write timeout is extended by it before each page.
+const exportPageTime = time.Minute
+
 // streamRuns calls fn for every run matching f, in pages, calling flush
 // after each page. It stops at the runs stored when it started.
-func (s *Server) streamRuns(r *http.Request, f RunFilter, fn func(Run) error, flush func()) error {
+func (s *Server) streamRuns(w http.ResponseWriter, r *http.Request, f RunFilter, fn func(Run) error, flush func()) error {
 	f.Limit = exportPage
+	rc := http.NewResponseController(w)
 	for {
+		rc.SetWriteDeadline(time.Now().Add(exportPageTime)) // ErrNotSupported where no deadline applies
 		runs, err := s.store.Runs(r.Context(), f)
 		if err != nil {
 			// The answer has begun: all that can be done is to stop.
@@ -176,12 +195,12 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 		for i, c := range columns {
 			header[i] = c.name
 		}
-		cw.Write(header)
+		cw.Write(report.CSVRow(header))
 		if empty {
 			cw.Flush()
 			return nil
 		}
-		return s.streamRuns(r, f, func(run Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
+		return s.streamRuns(w, r, f, func(run Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
 	}
 	h.Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
@@ -189,30 +208,36 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	if empty {
 		return nil
 	}
-	return s.streamRuns(r, f, func(run Run) error {
+	return s.streamRuns(w, r, f, func(run Run) error {
 		return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
-			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Record: run.Record})
+			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Record: run.Record})
 	}, flusher)
 }
 
 // dataCard describes an export.
 func (s *Server) dataCard(c Census, format string) api.DataCard {
+	now := "by replaying each run inside sim.wasm " + s.verify.SHA256() + " (verifier wasm)"
+	if s.verify.Kind() == "native" {
+		now = "with its native Go core, pinned to sim.wasm " + s.verify.SHA256() + " but not running it (verifier native)"
+	}
 	card := api.DataCard{
 		Name: "NormGym verified runs",
-		Description: "Every run this server verified by replaying its actions through sim.wasm: humans (the human baseline), " +
-			"models and baselines. Only recomputed records are stored. Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
+		Description: "Every run this server stored after recomputing it from its visit id, actions and probe answer (a replay): humans (the human baseline), " +
+			"models and baselines. Only recomputed records are stored. Each run's verifier says how it was recomputed: " + verifierAbout + ". " +
+			"This server verifies " + now + ". " +
+			"Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
 			"Joint success (task done with no violation on the test day) is the headline number; see DESIGN.md for the benchmark.",
 		Generated: s.now().UTC(),
 		Fields:    map[string]string{},
-		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Sims: c.Sims, Sim: sim.Version, Catalog: norms.Default().Version(),
-			Suites: map[string]string{}, Consent: ConsentVersion},
-		Counts: api.DataCounts{Runs: c.Runs, Participants: c.Participants, ByClient: c.ByClient, BySuite: c.BySuite},
+		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Verifier: s.verify.Kind(), Sims: c.Sims, Sim: sim.Version,
+			Catalog: norms.Default().Version(), Suites: map[string]string{}, Consent: ConsentVersion},
+		Counts: api.DataCounts{Runs: c.Runs, Participants: c.Participants, ByClient: c.ByClient, BySuite: c.BySuite, ByVerifier: c.ByVerifier},
 	}
 	for _, su := range sim.Suites() {
 		card.Versions.Suites[su.Name] = su.Version
 	}
 	if format == "jsonl" {
-		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version"} {
+		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version", "verifier"} {
 			for _, col := range columns {
 				if col.name == k {
 					card.Fields[k] = col.about
@@ -224,6 +249,8 @@ func (s *Server) dataCard(c Census, format string) api.DataCard {
 		for _, col := range columns {
 			card.Fields[col.name] = col.about
 		}
+		card.Description += " In this CSV, a cell that would start with =, +, -, @, a tab or a carriage return (and is not a plain number) " +
+			"carries a leading apostrophe, so that no spreadsheet runs it as a formula."
 	}
 	return card
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/serve/store/storetest"
@@ -114,8 +115,11 @@ type option func(*server.Options)
 func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
 	e := &env{t: t, store: storetest.MustOpenDB(t), now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+	// Rate limits are off and anyone may create a room unless a test says
+	// otherwise (limits_test.go, rooms_test.go): the tests submit faster
+	// than any one honest client does.
 	o := server.Options{Store: e.store, Verifier: server.Wasm(rt), Web: filepath.Join(t.TempDir(), "web"),
-		Now: func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }}
+		Now: func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }, Limiter: limit.None, OpenRooms: true}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -8,11 +8,14 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
 )
 
 // Room limits.
@@ -22,17 +25,27 @@ const (
 	roomSuite     = "mini" // a room's visits when the teacher names none
 )
 
-// createRoom handles POST /api/rooms.
+// DefaultRoomTTL is how long a room takes students unless
+// Options.RoomTTL says otherwise.
+const DefaultRoomTTL = 30 * 24 * time.Hour
+
+// createRoom handles POST /api/rooms. Unless Options.OpenRooms, it needs a
+// teacher key (Authorization: Bearer KEY) that Options.TeacherKeys holds;
+// the key's label is kept with the room.
 func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
+	teacher, err := s.teacher(r)
+	if err != nil {
+		return err
+	}
 	var req api.RoomRequest
-	if err := decodeJSON(w, r, 256<<10, &req); err != nil {
+	if err := decodeJSON(r, &req, maxRoomVisits); err != nil {
 		return err
 	}
 	name := strings.TrimSpace(req.Name)
 	if name != "" && (!validName(name) || len([]rune(name)) > maxRoomName) {
 		return errf("invalid", "name must be at most %d printable characters", maxRoomName)
 	}
-	room := Room{Name: name, CreatedAt: s.now().UTC()}
+	room := Room{Name: name, CreatedAt: s.now().UTC(), Teacher: teacher}
 	switch {
 	case req.Suite != "" && len(req.Visits) > 0:
 		return errf("invalid", "give either suite or visits, not both")
@@ -75,29 +88,45 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return writeJSON(w, http.StatusCreated, api.RoomCreated{Code: room.Code, TeacherToken: token, Name: room.Name,
-		Suite: room.Suite, Visits: len(room.Visits), JoinURL: "/#room=" + room.Code})
+		Suite: room.Suite, Visits: len(room.Visits), JoinURL: "/#room=" + room.Code, Expires: s.roomExpires(room)})
 }
 
-// randomCode returns a room code: 6 characters of api.RoomAlphabet
-// (29^6 ≈ 6·10^8 codes).
+// teacher returns the label of the request's teacher key; "" when rooms
+// are open to anyone and no key was sent.
+func (s *Server) teacher(r *http.Request) (string, error) {
+	key := bearer(r)
+	if s.opts.OpenRooms && key == "" {
+		return "", nil
+	}
+	if key == "" {
+		return "", errf("unauthorized", "creating a room needs a teacher key from this site's operator: send Authorization: Bearer <key> (the /teach page has a field for it)")
+	}
+	if s.opts.TeacherKeys == nil {
+		if s.opts.OpenRooms {
+			return "", nil
+		}
+		return "", errf("forbidden", "this site issues no teacher keys, so it creates no rooms: ask its operator")
+	}
+	label, ok := s.opts.TeacherKeys.Label(key)
+	if !ok {
+		if s.opts.OpenRooms {
+			return "", nil
+		}
+		return "", errf("forbidden", "that is not a teacher key of this site")
+	}
+	return label, nil
+}
+
+// randomCode returns a new room code: api.RoomCodeLen symbols of
+// api.RoomAlphabet (60 random bits), grouped.
 func randomCode() string {
 	b := make([]byte, api.RoomCodeLen)
+	rand.Read(b)
 	for i := range b {
-		b[i] = api.RoomAlphabet[randIntn(len(api.RoomAlphabet))]
+		b[i] = api.RoomAlphabet[int(b[i])%len(api.RoomAlphabet)] // 256 = 8 × 32: uniform
 	}
-	return string(b)
-}
-
-// randIntn returns a uniform int in [0, n) from crypto/rand.
-func randIntn(n int) int {
-	var b [1]byte
-	limit := 256 - 256%n
-	for {
-		rand.Read(b[:])
-		if int(b[0]) < limit {
-			return int(b[0]) % n
-		}
-	}
+	code, _ := api.NormalizeRoomCode(string(b))
+	return code
 }
 
 // randomToken returns 256 random bits in base64url.
@@ -107,22 +136,62 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// lookupRoom finds the room of a code (any case) or fails with not_found.
-func (s *Server) lookupRoom(r *http.Request, code string) (Room, error) {
-	code = strings.ToUpper(code)
-	if !api.ValidRoomCode(code) {
+// roomExpires is when a room stops taking students.
+func (s *Server) roomExpires(room Room) time.Time {
+	return room.CreatedAt.Add(s.opts.RoomTTL).UTC()
+}
+
+// findRoom finds the room of a code as a person typed it, or fails with
+// not_found. Every call draws a token from the client's ClassLookup
+// bucket: this is the one place a code is resolved, so guessing codes is
+// as slow on every route.
+func (s *Server) findRoom(r *http.Request, code string) (Room, error) {
+	if err := s.allow(r, ClassLookup); err != nil {
+		return Room{}, err
+	}
+	c, ok := api.NormalizeRoomCode(code)
+	if !ok {
 		return Room{}, errf("not_found", "there is no room %q", clip(code))
 	}
-	room, err := s.store.Room(r.Context(), code)
+	room, err := s.store.Room(r.Context(), c)
 	if errors.Is(err, ErrNotFound) {
-		return Room{}, errf("not_found", "there is no room %q", code)
+		return Room{}, errf("not_found", "there is no room %q", c)
 	}
 	return room, err
 }
 
-// teacherRoom is lookupRoom for the room's teacher only.
+// openRoom is findRoom for students: a room past its time is gone, and
+// so is every room with a code of the old 6-symbol kind (about 29 bits:
+// guessable), unlooked-up, so that these answers tell nothing.
+func (s *Server) openRoom(r *http.Request, code string) (Room, error) {
+	if c, ok := api.NormalizeRoomCode(code); ok && api.LegacyRoomCode(c) {
+		if err := s.allow(r, ClassLookup); err != nil {
+			return Room{}, err
+		}
+		return Room{}, errf("gone", "room codes of 6 characters were retired (they could be guessed): ask your teacher for a new room")
+	}
+	room, err := s.findRoom(r, code)
+	if err != nil {
+		return Room{}, err
+	}
+	if exp := s.roomExpires(room); !s.now().Before(exp) {
+		return Room{}, errf("gone", "room %s closed on %s (rooms take students for %s): ask your teacher for a new one",
+			room.Code, exp.Format("2006-01-02"), days(s.opts.RoomTTL))
+	}
+	return room, nil
+}
+
+// days formats a duration in days (or hours below two days).
+func days(d time.Duration) string {
+	if d < 48*time.Hour {
+		return fmt.Sprintf("%.0f hours", d.Hours())
+	}
+	return fmt.Sprintf("%.0f days", d.Hours()/24)
+}
+
+// teacherRoom is findRoom for the room's teacher only, expired or not.
 func (s *Server) teacherRoom(r *http.Request) (Room, error) {
-	room, err := s.lookupRoom(r, r.PathValue("code"))
+	room, err := s.findRoom(r, r.PathValue("code"))
 	if err != nil {
 		return Room{}, err
 	}
@@ -163,12 +232,13 @@ func (s *Server) roomInfo(r *http.Request, room Room) (api.Room, []Student, []Pr
 			stats.Probe.Answers[p.Answer] += p.N
 		}
 	}
-	return api.Room{Code: room.Code, Name: room.Name, Suite: room.Suite, Visits: len(room.Visits), Stats: stats}, students, probes, nil
+	return api.Room{Code: room.Code, Name: room.Name, Suite: room.Suite, Visits: len(room.Visits), Expires: s.roomExpires(room),
+		Stats: stats}, students, probes, nil
 }
 
 // room handles GET /api/rooms/CODE: public aggregates.
 func (s *Server) room(w http.ResponseWriter, r *http.Request) error {
-	room, err := s.lookupRoom(r, r.PathValue("code"))
+	room, err := s.openRoom(r, r.PathValue("code"))
 	if err != nil {
 		return err
 	}
@@ -259,8 +329,8 @@ func (s *Server) roomExport(w http.ResponseWriter, r *http.Request) error {
 	for i, c := range cols {
 		header[i] = c.name
 	}
-	cw.Write(header)
-	return s.streamRuns(r, RunFilter{Room: room.Code}, func(run Run) error {
+	cw.Write(report.CSVRow(header))
+	return s.streamRuns(w, r, RunFilter{Room: room.Code}, func(run Run) error {
 		return cw.Write(row(cols, run))
 	}, cw.Flush)
 }
@@ -271,7 +341,7 @@ func roomColumns() []column {
 	var out []column
 	for _, c := range columns {
 		switch c.name {
-		case "room", "consent_version", "suite", "suite_version", "hash", "sim_sha256":
+		case "room", "consent_version", "suite", "suite_version", "hash", "verifier", "sim_sha256":
 			continue
 		}
 		out = append(out, c)

@@ -14,6 +14,7 @@ import (
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/wasm/simwasm"
 )
 
 func TestClassroom(t *testing.T) {
@@ -163,8 +164,13 @@ func TestExport(t *testing.T) {
 		t.Errorf("data card: %+v", c)
 	}
 	var run api.ExportRun
-	if err := json.Unmarshal([]byte(lines[2]), &run); err != nil || run.Participant != "person-00000001" || run.Record.Agent != "human" || run.Date != "2026-03-02" {
+	if err := json.Unmarshal([]byte(lines[2]), &run); err != nil || run.Participant != "person-00000001" || run.Record.Agent != "human" ||
+		run.Date != "2026-03-02" || run.Verifier != "wasm" {
 		t.Errorf("exported run: %+v %v", run, err)
+	}
+	if c.Versions.Verifier != "wasm" || c.Counts.ByVerifier["wasm"] != 2 || c.Fields["verifier"] == "" ||
+		!strings.Contains(c.Description, "verifies by replaying each run inside sim.wasm "+c.Versions.SimSHA256) {
+		t.Errorf("data card on the verifier: %+v", c)
 	}
 	st, b, _ = e.do("GET", "/api/export?format=csv", nil, auth...)
 	if st != 200 || !bytes.HasPrefix(b, []byte("# ")) {
@@ -182,6 +188,27 @@ func TestExport(t *testing.T) {
 	}
 	if st, _, _ := e.do("GET", "/api/export?format=xml", nil, auth...); st != 400 {
 		t.Errorf("format xml: %d", st)
+	}
+	if !strings.Contains(rows[0][len(rows[0])-2], "verifier") || rows[1][len(rows[1])-2] != "wasm" {
+		t.Errorf("csv export: the verifier column: %q %q", rows[0], rows[1])
+	}
+
+	// A natively verified run says so, and the card claims no sim.wasm
+	// replay for it.
+	e = newEnv(t, func(o *server.Options) { o.AdminToken = "s3cret-token"; o.Verifier = server.Native(simwasm.SHA256()) })
+	e.mustSubmit(submission(record(t, normVisit, "oracle", "baseline"), ""))
+	_, b, _ = e.do("GET", "/api/export?format=jsonl", nil, auth...)
+	lines = strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err := json.Unmarshal([]byte(lines[0]), &head); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &run); err != nil || run.Verifier != "native" || run.Record.SimSHA256 != simwasm.SHA256() {
+		t.Errorf("natively verified run: %+v %v", run, err)
+	}
+	c = head.Card
+	if c.Versions.Verifier != "native" || c.Counts.ByVerifier["native"] != 1 || strings.Contains(c.Description, "replaying each run inside sim.wasm") ||
+		!strings.Contains(c.Description, "native Go core, pinned to sim.wasm "+simwasm.SHA256()+" but not running it") {
+		t.Errorf("data card of a native server: %+v", c)
 	}
 }
 

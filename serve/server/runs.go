@@ -41,11 +41,32 @@ var clients = []string{"human", "model", "baseline"}
 // maxExtra bounds a record's extra field in bytes.
 const maxExtra = 16 << 10
 
+// MaxActions and MaxEvents bound a submitted record before it is
+// replayed (MaxEvents bounds every array of a submission as it is read,
+// before it is decoded). A visit takes one action per step, at most
+// sim.PracticeSteps+sim.TestSteps (150; the random baseline uses them
+// all); the margin only guards against a change of step accounting.
+// Events are the visible events, a few per step: at most 109 in the
+// 7,120 baseline records of the standard, hard, transfer, train and
+// heldout suites; the bound is four per step.
+const (
+	MaxActions = sim.PracticeSteps + sim.TestSteps + 10
+	MaxEvents  = 4 * (sim.PracticeSteps + sim.TestSteps)
+)
+
 // submit handles POST /api/runs: decode, check, replay, store.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	var sub api.Submission
-	if err := decodeJSON(w, r, s.opts.MaxBody, &sub); err != nil {
+	if err := decodeJSON(r, &sub, MaxEvents); err != nil {
 		return err
+	}
+	// Bound the work before anything else: an honest record holds one
+	// action per step of the visit and a few events per step.
+	if n := len(sub.Record.Actions); n > MaxActions {
+		return errf("invalid", "record.actions holds %d actions, but a visit takes at most %d steps", n, sim.PracticeSteps+sim.TestSteps)
+	}
+	if n := len(sub.Record.Events); n > MaxEvents {
+		return errf("invalid", "record.events holds %d events, more than a visit can show (at most %d)", n, MaxEvents)
 	}
 	if !api.ValidRunID(sub.RunID) {
 		return errf("invalid", "run_id must be 16 to 64 characters of letters, digits, '-' and '_' (a random id per run)")
@@ -63,7 +84,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	} else if !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	rec, err := s.check(ctx, &sub)
+	rec, err := s.check(r, &sub)
 	if err != nil {
 		return err
 	}
@@ -82,7 +103,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	run := Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
-		Room: sub.Room, ConsentVersion: ConsentVersion, Record: verified}
+		Room: sub.Room, ConsentVersion: ConsentVersion, Verifier: s.verify.Kind(), Record: verified}
 	stored, created, err := s.store.PutRun(ctx, run)
 	if errors.Is(err, ErrNormPlayed) {
 		// Another run of this norm by the participant got in first.
@@ -142,7 +163,7 @@ func (s *Server) answerExisting(w http.ResponseWriter, prev Run, content string)
 
 // check validates a submission and returns the record to replay, with
 // its agent, client and suite set by the server's rules.
-func (s *Server) check(ctx context.Context, sub *api.Submission) (sim.Record, error) {
+func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error) {
 	rec := sub.Record
 	if !sub.Consent {
 		return rec, errf("consent", "consent is required: show the text of GET /api/consent (version %s) and send consent: true", ConsentVersion)
@@ -187,8 +208,24 @@ func (s *Server) check(ctx context.Context, sub *api.Submission) (sim.Record, er
 	if _, err := sim.ParseVisitID(rec.Visit); err != nil {
 		return rec, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 	}
+	var room *Room
+	if sub.Room != "" {
+		if sub.Participant == "" {
+			return rec, errf("invalid", "a run in a room needs a participant pseudonym")
+		}
+		rm, err := s.openRoom(r, sub.Room)
+		if e := (*Error)(nil); errors.As(err, &e) && e.Code == "not_found" {
+			return rec, errf("invalid", "there is no room %q", clip(sub.Room))
+		} else if err != nil {
+			return rec, err
+		}
+		if !slices.Contains(rm.Visits, rec.Visit) {
+			return rec, errf("invalid", "visit %s is not in room %s's visit set", rec.Visit, rm.Code)
+		}
+		room, sub.Room = &rm, rm.Code
+	}
 	ref := s.suites[rec.Visit]
-	if ref.name == "" && !s.roomLists(ctx, sub.Room, rec.Visit) {
+	if ref.name == "" && room == nil {
 		return rec, errf("invalid", "visit %s is in no suite (see GET /api/suites or normgym suites): play a visit of a suite, or one that your room lists", rec.Visit)
 	}
 	if rec.Suite != "" && rec.Suite != ref.name {
@@ -201,42 +238,12 @@ func (s *Server) check(ctx context.Context, sub *api.Submission) (sim.Record, er
 		return rec, errf("version", "suite %s is at version %s on this server, the record says %q", ref.name, ref.version, clip(rec.SuiteVersion))
 	}
 	rec.Suite, rec.SuiteVersion = ref.name, ref.version
-	if sub.Room != "" {
-		code := strings.ToUpper(sub.Room)
-		if !api.ValidRoomCode(code) {
-			return rec, errf("invalid", "there is no room %q", clip(sub.Room))
-		}
-		room, err := s.store.Room(ctx, code)
-		if errors.Is(err, ErrNotFound) {
-			return rec, errf("invalid", "there is no room %q", clip(sub.Room))
-		} else if err != nil {
-			return rec, err
-		}
-		if !slices.Contains(room.Visits, rec.Visit) {
-			return rec, errf("invalid", "visit %s is not in room %s's visit set", rec.Visit, code)
-		}
-		if sub.Participant == "" {
-			return rec, errf("invalid", "a run in a room needs a participant pseudonym")
-		}
-		sub.Room = code
-	}
 	if sha := s.verify.SHA256(); rec.SimSHA256 != sha {
 		e := errf("version", "the record comes from sim.wasm %q, but this server runs sim.wasm %s (sim version %s): replay the visit with that module", clip(rec.SimSHA256), sha, sim.Version)
 		e.SimSHA256 = sha
 		return rec, e
 	}
 	return rec, nil
-}
-
-// roomLists reports whether the room with the code (any case; "" for
-// none) lists visit. A missing room lists nothing (check says so later).
-func (s *Server) roomLists(ctx context.Context, code, visit string) bool {
-	code = strings.ToUpper(code)
-	if code == "" || !api.ValidRoomCode(code) {
-		return false
-	}
-	room, err := s.store.Room(ctx, code)
-	return err == nil && slices.Contains(room.Visits, visit)
 }
 
 // replay verifies rec within the replay bound and returns the record to

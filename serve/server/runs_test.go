@@ -133,8 +133,10 @@ func TestSubmitRejected(t *testing.T) {
 		{name: "model named human", edit: func(s *api.Submission) { s.Record.Client, s.Record.Agent = "model", "human" },
 			status: 400, code: "invalid"},
 		{name: "wrong suite", edit: func(s *api.Submission) { s.Record.Suite = "standard" }, status: 400, code: "invalid"},
-		{name: "unknown room", edit: func(s *api.Submission) { s.Room, s.Participant = "ZZZZZZ", "student-0001" },
+		{name: "unknown room", edit: func(s *api.Submission) { s.Room, s.Participant = "ZZZZ-ZZZZ-ZZZZ", "student-0001" },
 			status: 400, code: "invalid"},
+		{name: "retired room code", edit: func(s *api.Submission) { s.Room, s.Participant = "ZZZZZZ", "student-0001" },
+			status: 410, code: "gone"},
 		{name: "visit not in room", edit: func(s *api.Submission) { s.Room, s.Participant = room.Code, "student-0001" },
 			status: 400, code: "invalid"},
 		{name: "form body", body: func(api.Submission) []byte { return []byte("run_id=x") }, status: 400, code: "invalid"},
@@ -259,7 +261,8 @@ func TestMisc(t *testing.T) {
 		{"GET", "/api/nothing", 404, "not_found"},
 		{"GET", "/api/leaderboard?suite=huge", 400, "invalid"},
 		{"GET", "/api/rooms/ABC", 404, "not_found"},
-		{"GET", "/api/rooms/222222", 404, "not_found"},
+		{"GET", "/api/rooms/2222-2222-2222", 404, "not_found"},
+		{"GET", "/api/rooms/222222", 410, "gone"},
 		{"GET", "/api/assign?participant=x", 400, "invalid"},
 	} {
 		st, b, _ := e.do(tc.method, tc.path, nil)

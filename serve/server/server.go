@@ -9,6 +9,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,8 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/limit"
+	"github.com/normgym/normgym/serve/strictjson"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -50,8 +53,26 @@ type Options struct {
 	// AssignTTL is how long an assignment waits for its run before the
 	// visit counts as free again (default 2 h).
 	AssignTTL time.Duration
-	// MaxBody bounds a request body (default 1 MiB).
+	// MaxBody bounds a request body where its route sets no bound of its
+	// own (default DefaultMaxBody).
 	MaxBody int64
+	// Limiter keeps each client's rate limits by class (ClassRead,
+	// ClassWrite, ClassLookup, ClassRooms, ClassStatic). Nil: in-memory
+	// buckets with DefaultLimits; limit.None turns them off.
+	Limiter limit.Limiter
+	// ClientHeader names the header in which a trusted reverse proxy
+	// passes the client's address (X-Forwarded-For: the last address in
+	// it; CF-Connecting-IP). Empty: the connection's peer is the client.
+	// Set it only when every request comes through that proxy: otherwise
+	// clients choose their own key.
+	ClientHeader string
+	// OpenRooms lets anyone create a room. Otherwise POST /api/rooms needs
+	// a key that TeacherKeys holds.
+	OpenRooms   bool
+	TeacherKeys TeacherKeys
+	// RoomTTL is how long a room takes students after it is created
+	// (default DefaultRoomTTL); its teacher can read it after that.
+	RoomTTL time.Duration
 	// BoardTTL is the most often a leaderboard is recomputed while runs
 	// keep arriving (default 1 s; negative: on every change).
 	BoardTTL time.Duration
@@ -66,12 +87,14 @@ type Server struct {
 	now     func() time.Time
 	handler http.Handler
 	replays chan struct{}
+	limiter limit.Limiter
 	suites  map[string]suiteRef // visit id → the suite that holds it
 	static  *static
 
 	assignMu sync.Mutex
 	probes   sync.Map // visit id → probeInfo
 	boards   boards
+	limited  limitedLog
 }
 
 // suiteRef names a suite version.
@@ -98,13 +121,19 @@ func New(opts Options) (*Server, error) {
 		opts.AssignTTL = 2 * time.Hour
 	}
 	if opts.MaxBody <= 0 {
-		opts.MaxBody = 1 << 20
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.RoomTTL <= 0 {
+		opts.RoomTTL = DefaultRoomTTL
+	}
+	if opts.Limiter == nil {
+		opts.Limiter = limit.NewBuckets(DefaultLimits(), opts.Now)
 	}
 	if opts.BoardTTL == 0 {
 		opts.BoardTTL = time.Second
 	}
 	s := &Server{opts: opts, store: opts.Store, verify: opts.Verifier, log: opts.Logger, now: opts.Now,
-		replays: make(chan struct{}, opts.MaxReplays), suites: map[string]suiteRef{},
+		replays: make(chan struct{}, opts.MaxReplays), limiter: opts.Limiter, suites: map[string]suiteRef{},
 		boards: boards{entries: map[string]*board{}, busy: map[string]chan struct{}{}}}
 	for _, su := range sim.Suites() {
 		for _, v := range su.Visits {
@@ -118,27 +147,6 @@ func New(opts Options) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
-
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/healthz", s.api(methods{"GET": s.health}))
-	mux.Handle("/api/consent", s.api(methods{"GET": s.consent}))
-	mux.Handle("/api/runs", s.api(methods{"GET": s.listRuns, "POST": s.submit}))
-	mux.Handle("/api/assign", s.api(methods{"GET": s.assign}))
-	mux.Handle("/api/leaderboard", s.api(methods{"GET": s.leaderboard}))
-	mux.Handle("/api/rooms", s.api(methods{"POST": s.createRoom}))
-	mux.Handle("/api/rooms/{code}", s.api(methods{"GET": s.room}))
-	mux.Handle("/api/rooms/{code}/dashboard", s.api(methods{"GET": s.dashboard}))
-	mux.Handle("/api/rooms/{code}/export.csv", s.api(methods{"GET": s.roomExport}))
-	mux.Handle("/api/export", s.api(methods{"GET": s.export}))
-	mux.Handle("/api/", s.api(methods{"*": func(w http.ResponseWriter, r *http.Request) error {
-		return errf("not_found", "no such endpoint: %s (see GET / for the list)", r.URL.Path)
-	}}))
-	mux.Handle("/leaderboard", s.api(methods{"GET": s.leaderboardPage}))
-	mux.Handle("/teach", s.api(methods{"GET": s.teachPage}))
-	mux.Handle("/", s.static)
-	return s.logRequests(mux)
-}
 
 // methods maps HTTP methods to handlers ("*": any method). GET also
 // answers HEAD.
@@ -178,7 +186,9 @@ type Error struct {
 	Message   string
 	Diffs     []string
 	SimSHA256 string
-	Err       error
+	// RetryAfter is when to try again (codes busy, timeout, rate_limited).
+	RetryAfter time.Duration
+	Err        error
 }
 
 func (e *Error) Error() string {
@@ -205,6 +215,8 @@ var statuses = map[string]int{
 	"conflict":     http.StatusConflict,
 	"version":      http.StatusConflict,
 	"too_large":    http.StatusRequestEntityTooLarge,
+	"gone":         http.StatusGone,
+	"rate_limited": http.StatusTooManyRequests,
 	"mismatch":     http.StatusUnprocessableEntity,
 	"busy":         http.StatusServiceUnavailable,
 	"timeout":      http.StatusServiceUnavailable,
@@ -230,8 +242,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	status := StatusOf(e.Code)
 	switch e.Code {
-	case "busy", "timeout":
-		w.Header().Set("Retry-After", "2")
+	case "busy", "timeout", "rate_limited":
+		d := e.RetryAfter
+		if d <= 0 {
+			d = 2 * time.Second
+		}
+		w.Header().Set("Retry-After", retryAfter(d))
 	case "unauthorized":
 		w.Header().Set("WWW-Authenticate", `Bearer realm="normgym"`)
 	}
@@ -253,37 +269,33 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return nil
 }
 
-// decodeJSON reads a bounded JSON body into v strictly: unknown fields,
-// trailing data and bodies over limit are errors.
-func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+// decodeJSON reads a JSON body (bounded by its route, Server.guard) into
+// v strictly: the document must pass strictjson.Check (no key twice in an
+// object, valid UTF-8, at most strictjson.DefaultMaxDepth levels, no array
+// longer than maxArray), and unknown fields and trailing data are errors.
+func decodeJSON(r *http.Request, v any, maxArray int) error {
 	if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "multipart/") {
 		return errf("invalid", "the body must be JSON (Content-Type application/json), not %q", ct)
 	}
-	body := http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		if dec.More() {
-			err = errors.New("unexpected data after the JSON object")
-		} else if _, terr := dec.Token(); terr == nil {
-			err = errors.New("unexpected data after the JSON object")
-		} else if !errors.Is(terr, io.EOF) {
-			err = terr
-		}
-	}
-	if err == nil {
-		return nil
-	}
+	body, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return errf("too_large", "the body is larger than %d bytes", tooBig.Limit)
+	} else if err != nil {
+		return errf("invalid", "reading the body: %v", err)
 	}
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if errors.Is(err, io.EOF) {
-		msg = "empty body"
+	if len(body) == 0 {
+		return errf("invalid", "malformed JSON: empty body")
 	}
-	return errf("invalid", "malformed JSON: %s", msg)
+	if err := strictjson.Check(body, strictjson.Limits{Array: maxArray}); err != nil {
+		return errf("invalid", "malformed JSON: %s", strings.TrimPrefix(err.Error(), "strictjson: "))
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errf("invalid", "malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
@@ -323,8 +335,9 @@ func (w *statusWriter) Flush() {
 }
 
 // logRequests logs one line per request (method, path, status, bytes,
-// duration; no query, body, headers or address) and turns a panic into a
-// logged internal error.
+// duration; no query, body, headers or address), except those refused by
+// a rate limit (counted instead, see limitedLog), and turns a panic into
+// a logged internal error.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -338,6 +351,9 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				if sw.status == 0 {
 					s.writeError(sw, r, errf("internal", "panic"))
 				}
+			}
+			if sw.status == http.StatusTooManyRequests {
+				return
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),

@@ -86,6 +86,11 @@ type Run struct {
 	Participant    string
 	Room           string
 	ConsentVersion string
+	// Verifier is how the server recomputed the record (Verifier.Kind):
+	// "wasm" (replayed inside the sim.wasm of Record.SimSHA256) or
+	// "native" (replayed by the Go core built from the source of that
+	// sim.wasm, which did not run); "" for runs stored before schema 4.
+	Verifier string
 	// Record is the record the server recomputed; its Agent, Client,
 	// Suite and SuiteVersion are the server's.
 	Record sim.Record
@@ -155,17 +160,23 @@ type Census struct {
 	Participants int
 	ByClient     map[string]int
 	BySuite      map[string]int
-	Sims         []string
+	// ByVerifier counts runs by Run.Verifier.
+	ByVerifier map[string]int
+	Sims       []string
 }
 
 // Room is a classroom. The teacher's token is kept only as its hash.
 type Room struct {
+	// Code is the canonical join code (api.NormalizeRoomCode).
 	Code        string
 	Name        string
 	Suite       string
 	Visits      []string
 	TokenSHA256 string
 	CreatedAt   time.Time
+	// Teacher is the label of the teacher key that created the room (""
+	// when rooms are open to anyone).
+	Teacher string
 }
 
 // Student is one participant's totals in a room.

@@ -34,10 +34,12 @@ th:first-child,td:first-child{text-align:left}.big{font-size:1.6rem;font-weight:
 <p class="muted">Your students join a small community with an unwritten rule and try to work it out. No accounts: students get a pseudonym, you see the class live. <a href="/">Try it yourself</a> · <a href="/leaderboard">leaderboard</a></p>
 <section id="create"><h2>Create a room</h2>
 <label>Room name (optional) <input id="name" maxlength="60" placeholder="e.g. Period 3"></label>
+<label>Teacher key <input id="teacherKey" type="password" autocomplete="off" placeholder="from this site's operator"></label>
+<p class="muted">Creating a room needs a teacher key from whoever runs this site, unless the site lets anyone create rooms. Rooms take students for a limited time (the site says how long when you create one).</p>
 <label>Visit set <select id="suite"><option value="mini">mini (60 short visits)</option><option value="standard">standard (752 visits)</option><option value="heldout">heldout (120 visits)</option></select></label>
 <button id="make">Create room</button> <span id="createMsg" role="status"></span></section>
 <section id="open"><h2>Open a room's dashboard</h2>
-<label>Join code <input id="code" maxlength="12" class="mono" autocomplete="off"></label>
+<label>Join code <input id="code" maxlength="20" class="mono" autocomplete="off" placeholder="ABCD-EFGH-JKMN"></label>
 <label>Teacher token <input id="token" type="password" autocomplete="off"></label>
 <button id="go">Open dashboard</button> <span id="openMsg" role="status"></span></section>
 <section id="dash" hidden><h2 id="dashTitle">Room</h2>
@@ -56,8 +58,20 @@ Keep your teacher token secret: it is stored only in this browser.</p>
 <p><button id="csv">Download CSV</button> <span class="muted" id="updated"></span> <span class="err" id="dashErr" role="alert"></span></p>
 </section>
 </main>
-<script>
-"use strict";
+<script src="/teach.js" defer></script>
+</body></html>
+`
+
+// teachScript handles GET /teach.js: the teacher page's script, served as
+// a file so that the Content-Security-Policy needs no inline script.
+func (s *Server) teachScript(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, err := io.WriteString(w, teachJS)
+	return err
+}
+
+const teachJS = `"use strict";
 const $ = id => document.getElementById(id);
 const tokens = JSON.parse(localStorage.getItem("normgym.teacher") || "{}");
 const pct = r => r && r.n ? Math.round(100 * r.rate) + "% (n=" + r.n + ")" : "–";
@@ -71,21 +85,31 @@ async function api(path, opts) {
 $("make").onclick = async () => {
   $("createMsg").textContent = "creating…";
   try {
-    const room = await api("/api/rooms", {method: "POST", headers: {"Content-Type": "application/json"},
+    const headers = {"Content-Type": "application/json"};
+    const key = $("teacherKey").value.trim();
+    if (key) headers.Authorization = "Bearer " + key;
+    const room = await api("/api/rooms", {method: "POST", headers,
       body: JSON.stringify({name: $("name").value.trim(), suite: $("suite").value})});
     tokens[room.code] = room.teacher_token;
     localStorage.setItem("normgym.teacher", JSON.stringify(tokens));
-    $("createMsg").textContent = "Room " + room.code + " created. Its teacher token (keep it to open the dashboard in another browser): " + room.teacher_token;
+    const until = room.expires ? " It takes students until " + new Date(room.expires).toLocaleDateString() + "." : "";
+    $("createMsg").textContent = "Room " + room.code + " created." + until + " Its teacher token (keep it to open the dashboard in another browser): " + room.teacher_token;
     location.hash = room.code;
     open(room.code);
   } catch (e) { $("createMsg").textContent = e.message; }
 };
 $("go").onclick = () => {
-  const code = $("code").value.trim().toUpperCase();
+  const code = normCode($("code").value);
   if ($("token").value) { tokens[code] = $("token").value.trim(); localStorage.setItem("normgym.teacher", JSON.stringify(tokens)); }
   if (!tokens[code]) { $("openMsg").textContent = "Enter the room's teacher token."; return; }
   location.hash = code; open(code);
 };
+// normCode reads a join code as the server does: any case, spaces and
+// dashes ignored, O for 0, I and L for 1, shown in groups of four.
+function normCode(s) {
+  const c = s.toUpperCase().replace(/[\s-]+/g, "").replace(/O/g, "0").replace(/[IL]/g, "1");
+  return c.length === 12 ? c.match(/.{4}/g).join("-") : s.trim().toUpperCase();
+}
 let timer = null;
 function open(code) {
   $("dash").hidden = false;
@@ -139,7 +163,6 @@ $("csv").onclick = async () => {
     URL.revokeObjectURL(url);
   } catch (e) { $("dashErr").textContent = e.message; }
 };
-const start = location.hash.slice(1).toUpperCase();
+const start = location.hash ? normCode(decodeURIComponent(location.hash.slice(1))) : "";
 if (start && tokens[start]) open(start); else if (start) $("code").value = start;
-</script></body></html>
 `

@@ -168,7 +168,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			continue
 		}
 		for _, st := range Statements(m.SQL) {
-			if _, err := s.w.ExecContext(ctx, st); err != nil {
+			if _, err := s.w.ExecContext(ctx, st); err != nil && !columnExists(st, err) {
 				return fmt.Errorf("store: migration %s: %w\n%s", m.Name, err, st)
 			}
 		}
@@ -180,14 +180,22 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+// columnExists reports whether err is SQLite's answer to an ALTER TABLE …
+// ADD COLUMN st whose column exists: a migration applied again after a
+// crash cut it short (ALTER TABLE has no IF NOT EXISTS).
+func columnExists(st string, err error) bool {
+	return strings.HasPrefix(strings.ToUpper(st), "ALTER TABLE") && strings.Contains(strings.ToUpper(st), "ADD COLUMN") &&
+		strings.Contains(err.Error(), "duplicate column name")
+}
+
 // runColumns are the columns of runs in insert order.
 const runColumns = `run_id, content_sha256, created_at, participant, room, consent_version, client, agent,
   suite, suite_version, visit, world, norm, family, condition, task, compliance, joint,
   violations_practice, violations_test, sanctions, repeats, probe_answer, probe_correct, probe_confidence,
-  hash, sim_sha256, sim_version, catalog_version, record`
+  hash, sim_sha256, sim_version, catalog_version, record, verifier`
 
 var insertRun = `INSERT INTO runs (` + runColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING`
 
 // runArgs returns the insert arguments of a run: the summary columns are
@@ -212,7 +220,7 @@ func runArgs(run server.Run) ([]any, error) {
 	return []any{run.RunID, run.ContentSHA256, run.CreatedAt.UnixMilli(), run.Participant, run.Room, run.ConsentVersion,
 		rec.Client, rec.Agent, rec.Suite, rec.SuiteVersion, rec.Visit, rec.World, rec.Norm, rec.Family, rec.Condition,
 		b2i(sc.Task), b2i(sc.Compliance), b2i(sc.Joint), sc.Violations[0], sc.Violations[1], sc.SanctionsReceived, sc.Repeats,
-		answer, correct, confidence, rec.Hash, rec.SimSHA256, rec.SimVersion, rec.Catalog, string(body)}, nil
+		answer, correct, confidence, rec.Hash, rec.SimSHA256, rec.SimVersion, rec.Catalog, string(body), run.Verifier}, nil
 }
 
 func b2i(b bool) int {
@@ -254,7 +262,7 @@ func (s *Store) PutRun(ctx context.Context, run server.Run) (server.Run, bool, e
 	return run, true, nil
 }
 
-const selectRun = `SELECT seq, run_id, content_sha256, created_at, participant, room, consent_version, record FROM runs`
+const selectRun = `SELECT seq, run_id, content_sha256, created_at, participant, room, consent_version, verifier, record FROM runs`
 
 type scanner interface{ Scan(...any) error }
 
@@ -262,7 +270,7 @@ func scanRun(sc scanner) (server.Run, error) {
 	var run server.Run
 	var created int64
 	var body string
-	if err := sc.Scan(&run.Seq, &run.RunID, &run.ContentSHA256, &created, &run.Participant, &run.Room, &run.ConsentVersion, &body); err != nil {
+	if err := sc.Scan(&run.Seq, &run.RunID, &run.ContentSHA256, &created, &run.Participant, &run.Room, &run.ConsentVersion, &run.Verifier, &body); err != nil {
 		return server.Run{}, err
 	}
 	run.CreatedAt = time.UnixMilli(created).UTC()
@@ -412,7 +420,7 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 
 // Census implements server.Storage.
 func (s *Store) Census(ctx context.Context, upTo int64) (server.Census, error) {
-	c := server.Census{ByClient: map[string]int{}, BySuite: map[string]int{}, Sims: []string{}}
+	c := server.Census{ByClient: map[string]int{}, BySuite: map[string]int{}, ByVerifier: map[string]int{}, Sims: []string{}}
 	if upTo <= 0 {
 		var err error
 		if upTo, err = s.LastSeq(ctx); err != nil {
@@ -420,21 +428,22 @@ func (s *Store) Census(ctx context.Context, upTo int64) (server.Census, error) {
 		}
 	}
 	c.MaxSeq = upTo
-	rows, err := s.r.QueryContext(ctx, `SELECT client, suite, sim_sha256, COUNT(*) FROM runs WHERE seq <= ? GROUP BY client, suite, sim_sha256`, upTo)
+	rows, err := s.r.QueryContext(ctx, `SELECT client, suite, sim_sha256, verifier, COUNT(*) FROM runs WHERE seq <= ? GROUP BY client, suite, sim_sha256, verifier`, upTo)
 	if err != nil {
 		return c, fmt.Errorf("store: census: %w", err)
 	}
 	sims := map[string]bool{}
 	for rows.Next() {
-		var client, suite, sha string
+		var client, suite, sha, verifier string
 		var n int
-		if err := rows.Scan(&client, &suite, &sha, &n); err != nil {
+		if err := rows.Scan(&client, &suite, &sha, &verifier, &n); err != nil {
 			rows.Close()
 			return c, fmt.Errorf("store: census: %w", err)
 		}
 		c.Runs += n
 		c.ByClient[client] += n
 		c.BySuite[suite] += n
+		c.ByVerifier[verifier] += n
 		if !sims[sha] {
 			sims[sha] = true
 			c.Sims = append(c.Sims, sha)
@@ -458,8 +467,8 @@ func (s *Store) CreateRoom(ctx context.Context, room server.Room) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.w.ExecContext(ctx, `INSERT INTO rooms (code, name, suite, visits, token_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (code) DO NOTHING`, room.Code, room.Name, room.Suite, string(visits), room.TokenSHA256, room.CreatedAt.UnixMilli())
+	res, err := s.w.ExecContext(ctx, `INSERT INTO rooms (code, name, suite, visits, token_sha256, created_at, teacher) VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (code) DO NOTHING`, room.Code, room.Name, room.Suite, string(visits), room.TokenSHA256, room.CreatedAt.UnixMilli(), room.Teacher)
 	if err != nil {
 		return fmt.Errorf("store: creating room: %w", err)
 	}
@@ -476,8 +485,8 @@ func (s *Store) Room(ctx context.Context, code string) (server.Room, error) {
 	var room server.Room
 	var visits string
 	var created int64
-	err := s.r.QueryRowContext(ctx, `SELECT code, name, suite, visits, token_sha256, created_at FROM rooms WHERE code = ?`, code).
-		Scan(&room.Code, &room.Name, &room.Suite, &visits, &room.TokenSHA256, &created)
+	err := s.r.QueryRowContext(ctx, `SELECT code, name, suite, visits, token_sha256, created_at, teacher FROM rooms WHERE code = ?`, code).
+		Scan(&room.Code, &room.Name, &room.Suite, &visits, &room.TokenSHA256, &created, &room.Teacher)
 	if errors.Is(err, sql.ErrNoRows) {
 		return server.Room{}, server.ErrNotFound
 	}

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -91,7 +93,7 @@ func run(i int, client, participant, room string) server.Run {
 	rec.Scores.Joint = rec.Scores.Task && rec.Scores.Compliance
 	rec.Scores.SanctionsReceived = i % 2
 	return server.Run{RunID: fmt.Sprintf("run-%012d", i), ContentSHA256: "c", CreatedAt: time.UnixMilli(int64(i)),
-		Participant: participant, Room: room, ConsentVersion: "1", Record: rec}
+		Participant: participant, Room: room, ConsentVersion: "1", Verifier: []string{"wasm", "native"}[i%2], Record: rec}
 }
 
 func TestRunsAndTotals(t *testing.T) {
@@ -150,8 +152,15 @@ func TestRunsAndTotals(t *testing.T) {
 		t.Errorf("totals hold %d runs, by world %d (%v)", total.Runs, worlds.Runs, err)
 	}
 	c, err := s.Census(ctx, 0)
-	if err != nil || c.Runs != 300 || c.MaxSeq != 300 || c.Participants != 7 || c.ByClient["human"] != 100 || len(c.Sims) != 1 {
+	if err != nil || c.Runs != 300 || c.MaxSeq != 300 || c.Participants != 7 || c.ByClient["human"] != 100 || len(c.Sims) != 1 ||
+		c.ByVerifier["wasm"] != 150 || c.ByVerifier["native"] != 150 {
 		t.Errorf("census %+v %v", c, err)
+	}
+	for _, id := range []string{"run-000000000006", "run-000000000007"} {
+		r, err := s.Run(ctx, id)
+		if want := run(int(id[len(id)-1]-'0'), "", "", "").Verifier; err != nil || r.Verifier != want {
+			t.Errorf("run %s: verifier %q (%v), want %q", id, r.Verifier, err, want)
+		}
 	}
 	runs, err := s.Runs(ctx, server.RunFilter{Participant: "p0", Limit: 1000})
 	if err != nil || len(runs) != 15 {
@@ -214,7 +223,7 @@ func TestTrajectoryOnce(t *testing.T) {
 func TestRooms(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.MustOpenDB(t)
-	room := server.Room{Code: "ABCDEF", Name: "n", Suite: "mini", Visits: []string{"a", "b"}, TokenSHA256: "t", CreatedAt: time.UnixMilli(1)}
+	room := server.Room{Code: "ABCDEF", Name: "n", Suite: "mini", Visits: []string{"a", "b"}, TokenSHA256: "t", CreatedAt: time.UnixMilli(1), Teacher: "school-3"}
 	if err := s.CreateRoom(ctx, room); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +231,7 @@ func TestRooms(t *testing.T) {
 		t.Errorf("second room with one code: %v", err)
 	}
 	got, err := s.Room(ctx, "ABCDEF")
-	if err != nil || got.Name != "n" || len(got.Visits) != 2 || !got.CreatedAt.Equal(room.CreatedAt) {
+	if err != nil || got.Name != "n" || len(got.Visits) != 2 || !got.CreatedAt.Equal(room.CreatedAt) || got.Teacher != "school-3" {
 		t.Errorf("room %+v %v", got, err)
 	}
 	if _, err := s.Room(ctx, "ZZZZZZ"); !errors.Is(err, server.ErrNotFound) {
@@ -283,5 +292,65 @@ func TestNormOnceInTheDatabase(t *testing.T) {
 				t.Errorf("%d runs stored, want %d", got, want)
 			}
 		})
+	}
+}
+
+// TestMigrationToVerifier: a database of schema 3 with a run and a room
+// opens with schema 4 (the run's verifier and the room's teacher empty),
+// and a migration 4 cut short after its first column is applied again.
+func TestMigrationToVerifier(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := store.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+	for _, m := range ms[:3] {
+		for _, st := range store.Statements(m.SQL) {
+			exec(st)
+		}
+		exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.Version, m.Name)
+	}
+	exec(`INSERT INTO rooms (code, name, suite, visits, token_sha256, created_at) VALUES ('ABC234', '', 'mini', '[]', 't', 1)`)
+	r := run(1, "model", "", "")
+	body, _ := json.Marshal(r.Record)
+	exec(`INSERT INTO runs (run_id, content_sha256, created_at, consent_version, client, agent, suite, suite_version, visit, world, norm,
+  family, condition, task, compliance, joint, violations_practice, violations_test, sanctions, repeats, hash, sim_sha256, sim_version,
+  catalog_version, record) VALUES ('old-run-00000001', 'c', 1, '1', 'model', 'm', 'x', '1', ?, 'harbor', 'none', '', 'control',
+  0, 1, 0, 0, 0, 0, 0, 'h', 's', '2', 'c', ?)`, r.Record.Visit, string(body))
+	// Migration 4 cut short: its first column is there, unrecorded.
+	exec(`ALTER TABLE runs ADD COLUMN verifier TEXT NOT NULL DEFAULT ''`)
+	db.Close()
+
+	s, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := storetest.Count(t, s, "schema_migrations"); n != len(ms) {
+		t.Errorf("%d migrations recorded, want %d", n, len(ms))
+	}
+	old, err := s.Run(ctx, "old-run-00000001")
+	if err != nil || old.Verifier != "" {
+		t.Errorf("old run: verifier %q %v, want \"\"", old.Verifier, err)
+	}
+	room, err := s.Room(ctx, "ABC234")
+	if err != nil || room.Teacher != "" {
+		t.Errorf("old room: %+v %v", room, err)
+	}
+	c, err := s.Census(ctx, 0)
+	if err != nil || c.ByVerifier[""] != 1 {
+		t.Errorf("census of the old run: %+v %v", c, err)
 	}
 }

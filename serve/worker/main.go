@@ -1,8 +1,9 @@
 //go:build js && wasm
 
 // Command worker is NormGym's server (serve/server) as a Cloudflare
-// Worker: the same handler, with Cloudflare D1 as the store and the
-// native simulation core as the verifier. See worker.mk and RATIONALE.md.
+// Worker: the same handler, with Cloudflare D1 as the store, the native
+// simulation core as the verifier and the Workers rate limiting binding as
+// the per-client limiter. See worker.mk and RATIONALE.md.
 package main
 
 import (
@@ -10,7 +11,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"syscall/js"
+	"time"
 
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
@@ -28,6 +31,27 @@ func main() {
 	workers.Serve(handler())
 }
 
+// The Worker's variables and secrets (wrangler.jsonc "vars", `wrangler
+// secret put NAME`, or --var for wrangler dev). Unset is the default.
+const (
+	// adminTokenVar holds the admin token of GET /api/export (unset:
+	// export disabled).
+	adminTokenVar = "NORMGYM_ADMIN_TOKEN"
+	// teacherKeysVar holds the teacher keys that may create rooms: lines
+	// (or comma-separated entries) "LABEL SHA256" as normgym teacher-key
+	// prints them.
+	teacherKeysVar = "NORMGYM_TEACHER_KEYS"
+	// openRoomsVar "true" lets anyone create a room.
+	openRoomsVar = "NORMGYM_OPEN_ROOMS"
+	// roomTTLVar is how long a room takes students (a Go duration such as
+	// "720h"; default server.DefaultRoomTTL).
+	roomTTLVar = "NORMGYM_ROOM_TTL"
+)
+
+// clientHeader is where Cloudflare passes the client's address; a client
+// cannot set it.
+const clientHeader = "CF-Connecting-IP"
+
 // handler returns the server, or a handler that answers every request
 // with the reason it could not be made.
 func handler() http.Handler {
@@ -40,19 +64,31 @@ func handler() http.Handler {
 		log.Error("opening D1", "err", err)
 		return unavailable("the database is unavailable")
 	}
-	srv, err := server.New(server.Options{Store: st, Verifier: server.Native(simSHA256), Logger: log,
-		AdminToken: secret(adminTokenVar), AdminTokenEnv: adminTokenVar})
+	opts := server.Options{Store: st, Verifier: server.Native(simSHA256), Logger: log,
+		AdminToken: secret(adminTokenVar), AdminTokenEnv: adminTokenVar,
+		Limiter: newBindingLimiter(log), ClientHeader: clientHeader, OpenRooms: secret(openRoomsVar) == "true"}
+	if keys := secret(teacherKeysVar); keys != "" {
+		ks, err := server.ParseTeacherKeys(strings.ReplaceAll(keys, ",", "\n"))
+		if err != nil {
+			log.Error("teacher keys", "err", err)
+			return unavailable("the teacher keys (" + teacherKeysVar + ") are malformed")
+		}
+		opts.TeacherKeys = ks
+	}
+	if v := secret(roomTTLVar); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return unavailable(roomTTLVar + " must be a positive duration such as 720h")
+		}
+		opts.RoomTTL = d
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		log.Error("starting the server", "err", err)
 		return unavailable("the server could not start")
 	}
 	return srv
 }
-
-// adminTokenVar names the Worker secret (or variable) holding the admin
-// token of GET /api/export: `wrangler secret put NORMGYM_ADMIN_TOKEN`.
-// Unset, the export is disabled.
-const adminTokenVar = "NORMGYM_ADMIN_TOKEN"
 
 // secret returns a string binding of the Worker's environment ("" if
 // there is none).
@@ -66,6 +102,7 @@ func secret(name string) string {
 // unavailable answers every request with 503 and msg.
 func unavailable(msg string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		server.SetSecurityHeaders(w.Header())
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusServiceUnavailable)

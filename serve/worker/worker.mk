@@ -31,9 +31,10 @@ worker: $(SIM_WASM) worker-deps ## build the Cloudflare Worker (serve/worker/bui
 	cd $(WORKER_DIR) && $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build
 	cd $(WORKER_DIR) && GOOS=js GOARCH=wasm $(GO) build -trimpath \
 	  -ldflags "-s -w -X main.simSHA256=$$(sha256sum $(CURDIR)/$(SIM_WASM) | cut -c1-64)" -o build/app.wasm .
-	mkdir -p $(WORKER_DIR)/build/assets
+	rm -rf $(WORKER_DIR)/build/assets && mkdir -p $(WORKER_DIR)/build/assets
 	@if [ -f build/web/index.html ]; then cp -R build/web/. $(WORKER_DIR)/build/assets/; \
 	else echo "worker: build/web has no index.html (make web): the worker serves the API and a placeholder page"; fi
+	(echo; cat $(WORKER_DIR)/security_headers) >> $(WORKER_DIR)/build/assets/_headers
 	@cd $(WORKER_DIR) && out=$$(mktemp -d) && \
 	  $(WRANGLER_ENV) XDG_CONFIG_HOME=$$out/xdg WRANGLER_LOG_PATH=$$out/logs $(WRANGLER) deploy --dry-run --outdir $$out/bundle 2>&1 | \
 	  grep 'Total Upload' | tee $$out/size; \

@@ -53,7 +53,11 @@ func TestWorker(t *testing.T) {
 	}
 	start := time.Now()
 	dir := t.TempDir()
-	w := &worker{t: t, wrangler: wrangler, dir: dir, adminToken: randomHex(16)}
+	key, keyLine, err := server.NewTeacherKey("worker-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &worker{t: t, wrangler: wrangler, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine}
 	w.build()
 	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
 	w.config()
@@ -164,7 +168,10 @@ func TestWorker(t *testing.T) {
 
 	t.Run("rooms", func(t *testing.T) {
 		var room api.RoomCreated
-		if st, b, _ := w.do("POST", "/api/rooms", api.RoomRequest{Name: "class 1", Suite: "mini"}); st != http.StatusCreated || json.Unmarshal(b, &room) != nil {
+		if st, b, _ := w.do("POST", "/api/rooms", api.RoomRequest{Name: "class 1", Suite: "mini"}); st != http.StatusUnauthorized {
+			t.Errorf("POST /api/rooms without a teacher key = %d %s, want 401", st, b)
+		}
+		if st, b, _ := w.do("POST", "/api/rooms", api.RoomRequest{Name: "class 1", Suite: "mini"}, "Authorization", "Bearer "+w.teacherKey); st != http.StatusCreated || json.Unmarshal(b, &room) != nil {
 			t.Fatalf("POST /api/rooms = %d %s, want 201", st, b)
 		}
 		for _, p := range []string{"student-aaaa", "student-bbbb"} {
@@ -201,6 +208,8 @@ func TestWorker(t *testing.T) {
 		}
 	})
 
+	t.Run("parity", func(t *testing.T) { parity(t, w) })
+
 	// A few figures: Go starts anew for every request in Workers.
 	var lat []time.Duration
 	for range 10 {
@@ -226,6 +235,8 @@ type worker struct {
 	log      *bytes.Buffer
 	// adminToken is passed as the NORMGYM_ADMIN_TOKEN variable.
 	adminToken string
+	// teacherKey may create rooms: its line is NORMGYM_TEACHER_KEYS.
+	teacherKey, teacherKeyLine string
 }
 
 func (w *worker) state() string { return filepath.Join(w.dir, "state") }
@@ -270,14 +281,7 @@ func (w *worker) config() {
 	}
 	delete(cfg, "$schema")
 	cfg["main"] = filepath.Join(w.dir, "build", "worker.mjs")
-	web := abs(filepath.Join("..", "..", "build", "web"))
-	if _, err := os.Stat(filepath.Join(web, "index.html")); err != nil {
-		web = filepath.Join(w.dir, "web")
-		if err := os.MkdirAll(web, 0o755); err != nil {
-			w.t.Fatal(err)
-		}
-	}
-	cfg["assets"].(map[string]any)["directory"] = web
+	cfg["assets"].(map[string]any)["directory"] = w.assets()
 	for _, db := range cfg["d1_databases"].([]any) {
 		m := db.(map[string]any)
 		m["migrations_dir"] = abs(m["migrations_dir"].(string))
@@ -286,6 +290,39 @@ func (w *worker) config() {
 	if err := os.WriteFile(filepath.Join(w.dir, "wrangler.json"), b, 0o644); err != nil {
 		w.t.Fatal(err)
 	}
+}
+
+// assets copies the web app (build/web, if make web has built it) into
+// dir/assets and appends security_headers to its _headers, as make worker
+// does, and returns the folder.
+func (w *worker) assets() string {
+	w.t.Helper()
+	dst := filepath.Join(w.dir, "assets")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	web, err := filepath.Abs(filepath.Join("..", "..", "build", "web"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(web, "index.html")); err == nil {
+		if err := os.CopyFS(dst, os.DirFS(web)); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	sec, err := os.ReadFile("security_headers")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dst, "_headers"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append([]byte("\n"), sec...)); err != nil {
+		w.t.Fatal(err)
+	}
+	return dst
 }
 
 // env is wrangler's environment: no metrics, no error reports, no
@@ -329,7 +366,7 @@ func (w *worker) start() {
 		cmd := exec.Command(w.wrangler, "dev", "--config", filepath.Join(w.dir, "wrangler.json"),
 			"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(port+1),
 			"--persist-to", w.state(), "--show-interactive-dev-session=false", "--log-level", "info",
-			"--var", adminTokenVar+":"+w.adminToken)
+			"--var", adminTokenVar+":"+w.adminToken, "--var", "NORMGYM_TEACHER_KEYS:"+w.teacherKeyLine)
 		cmd.Env = w.env()
 		cmd.Stdout, cmd.Stderr = w.log, w.log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

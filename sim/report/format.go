@@ -106,13 +106,14 @@ func perDay(v []float64) string {
 // CSV writes one row per agent × group × key, with rates and intervals.
 func CSV(w io.Writer, sums []Summary) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"agent", "group", "key", "visits", "joint", "joint_lo", "joint_hi", "task", "task_lo", "task_hi",
+	write := func(cells []string) { cw.Write(CSVRow(cells)) }
+	write([]string{"agent", "group", "key", "visits", "joint", "joint_lo", "joint_hi", "task", "task_lo", "task_hi",
 		"compliance", "compliance_lo", "compliance_hi", "probe", "probe_told", "violations_practice", "violations_test", "sanctions",
 		"after_own_sanction", "after_witnessing_only", "after_neither", "repeat_after_own_sanction"})
 	row := func(agent, group, key string, b Breakdown) {
 		v := append(append([]float64(nil), b.Violations...), 0, 0)
 		f := b.Findings
-		cw.Write([]string{agent, group, key, fmt.Sprint(b.Visits),
+		write([]string{agent, group, key, fmt.Sprint(b.Visits),
 			f4(b.Joint.Rate), f4(b.Joint.Lo), f4(b.Joint.Hi), f4(b.Task.Rate), f4(b.Task.Lo), f4(b.Task.Hi),
 			f4(b.Compliance.Rate), f4(b.Compliance.Lo), f4(b.Compliance.Hi), f4(b.Probe.Rate), f4(b.ProbeTold.Rate), f4(v[0]), f4(v[1]), f4(b.Sanctions),
 			f4(f.AfterOwn.Rate), f4(f.AfterWitnessOnly.Rate), f4(f.AfterNeither.Rate), f4(f.RepeatAfterOwn.Rate)})

@@ -130,6 +130,11 @@ func TestModelMode(t *testing.T) {
 }
 
 func modelMode(t *testing.T, w, h int) {
+	runModel(t, open(t, w, h), fmt.Sprintf("%dx%d", w, h))
+}
+
+// runModel runs the scripted model through Model mode in the tab s.
+func runModel(t *testing.T, s *session, size string) {
 	id := "market/place.terrain=grass/observe/s104"
 	base := greedy(t, id)
 	ctx := context.Background()
@@ -143,13 +148,12 @@ func modelMode(t *testing.T, w, h int) {
 	llm := httptest.NewServer(f)
 	defer llm.Close()
 
-	s := open(t, w, h)
 	s.load("#mode=model&visit=" + id)
 	s.waitStage(10*time.Second, "model-form")
 	s.eval(`document.getElementById("m-url").value = "` + llm.URL + `/v1/";
 		document.getElementById("m-model").value = "fake-model";
 		document.getElementById("m-key").value = "` + f.key + `"; "ok"`)
-	s.shot(fmt.Sprintf("model-form-%dx%d", w, h))
+	s.shot("model-form-" + size)
 	checkStory(t, s, "model form", ui.DataModel, 2)
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-start"]`)))
 	// The 429 is retried after its Retry-After, with the wait on screen.
@@ -167,7 +171,7 @@ func modelMode(t *testing.T, w, h int) {
 		t.Errorf("the run paused after %d requests, want 9 (the 429 and the 500 retried, the 401 not)", f.calls)
 	}
 	f.mu.Unlock()
-	s.shot(fmt.Sprintf("model-error-%dx%d", w, h))
+	s.shot("model-error-" + size)
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-resume"]`)))
 	s.waitStage(5*time.Second, "model-run")
 	// Stop mid-run, then resume to the end.
@@ -178,7 +182,7 @@ func modelMode(t *testing.T, w, h int) {
 		s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="m-resume"]`)))
 	}
 	s.waitStage(60*time.Second, "model-done")
-	s.shot(fmt.Sprintf("model-done-%dx%d", w, h))
+	s.shot("model-done-" + size)
 	checkStory(t, s, "model result", ui.DataModel, 2)
 
 	recJSON := s.eval(`globalThis.normgymLastRecord`)
