@@ -216,7 +216,11 @@ func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 // report.Summarize does from the records.
 func Breakdown(t Totals) report.Breakdown {
 	b := report.Breakdown{Visits: t.Runs, Joint: report.Wilson(t.Joint, t.Runs), Task: report.Wilson(t.Task, t.Runs),
-		Compliance: report.Wilson(t.Compliance, t.Runs), Probe: report.Wilson(t.ProbeCorrect, t.ProbeAnswered), Violations: []float64{}}
+		Compliance: report.Wilson(t.Compliance, t.Runs), Probe: report.Wilson(t.ProbeCorrect, t.ProbeAnswered),
+		ProbeTold: report.Wilson(t.ToldCorrect, t.ToldAnswered), Violations: []float64{},
+		Findings: report.Findings{AfterOwn: report.Wilson(t.LearnedOK[0], t.Learned[0]),
+			AfterWitnessOnly: report.Wilson(t.LearnedOK[1], t.Learned[1]), AfterNeither: report.Wilson(t.LearnedOK[2], t.Learned[2]),
+			RepeatAfterOwn: report.Wilson(t.RepeatAfterOwn, t.Learned[0])}}
 	if t.Runs > 0 {
 		for _, v := range t.Violations {
 			b.Violations = append(b.Violations, round4(float64(v)/float64(t.Runs)))

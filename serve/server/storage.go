@@ -116,6 +116,15 @@ type Totals struct {
 	// Violations sums the newcomer's violations per day (0 practice).
 	Violations [sim.Days]int
 	Sanctions  int
+	// ToldAnswered and ToldCorrect count the probes of told visits, kept
+	// apart from ProbeAnswered and ProbeCorrect.
+	ToldAnswered, ToldCorrect int
+	// Learned counts the visits by what the practice day offered
+	// (report.LearnedFrom: own sanction, witnessing only, neither), and
+	// LearnedOK those compliant on the test day; RepeatAfterOwn the
+	// visits with an own practice-day sanction and a repeat that day.
+	Learned, LearnedOK [3]int
+	RepeatAfterOwn     int
 }
 
 // Add adds o to t.
@@ -130,6 +139,13 @@ func (t *Totals) Add(o Totals) {
 		t.Violations[d] += o.Violations[d]
 	}
 	t.Sanctions += o.Sanctions
+	t.ToldAnswered += o.ToldAnswered
+	t.ToldCorrect += o.ToldCorrect
+	for k := range t.Learned {
+		t.Learned[k] += o.Learned[k]
+		t.LearnedOK[k] += o.LearnedOK[k]
+	}
+	t.RepeatAfterOwn += o.RepeatAfterOwn
 }
 
 // BoardTotals are a suite version's totals for the leaderboard.

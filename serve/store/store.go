@@ -24,6 +24,7 @@ import (
 
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
 )
 
 //go:embed migrations/*.sql
@@ -192,10 +193,10 @@ func columnExists(st string, err error) bool {
 const runColumns = `run_id, content_sha256, created_at, participant, room, consent_version, client, agent,
   suite, suite_version, visit, world, norm, family, condition, task, compliance, joint,
   violations_practice, violations_test, sanctions, repeats, probe_answer, probe_correct, probe_confidence,
-  hash, sim_sha256, sim_version, catalog_version, record, verifier`
+  hash, sim_sha256, sim_version, catalog_version, record, verifier, variant, learned_from, day_repeat`
 
 var insertRun = `INSERT INTO runs (` + runColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING`
 
 // runArgs returns the insert arguments of a run: the summary columns are
@@ -217,10 +218,19 @@ func runArgs(run server.Run) ([]any, error) {
 			confidence = *p.Confidence
 		}
 	}
+	var learned any
+	dayRepeat := 0
+	if src, ok := report.LearnedFrom(rec); ok {
+		learned = src
+		if src == 0 && len(sc.DayRepeats) > 0 && sc.DayRepeats[0] > 0 {
+			dayRepeat = 1
+		}
+	}
 	return []any{run.RunID, run.ContentSHA256, run.CreatedAt.UnixMilli(), run.Participant, run.Room, run.ConsentVersion,
 		rec.Client, rec.Agent, rec.Suite, rec.SuiteVersion, rec.Visit, rec.World, rec.Norm, rec.Family, rec.Condition,
 		b2i(sc.Task), b2i(sc.Compliance), b2i(sc.Joint), sc.Violations[0], sc.Violations[1], sc.SanctionsReceived, sc.Repeats,
-		answer, correct, confidence, rec.Hash, rec.SimSHA256, rec.SimVersion, rec.Catalog, string(body), run.Verifier}, nil
+		answer, correct, confidence, rec.Hash, rec.SimSHA256, rec.SimVersion, rec.Catalog, string(body), run.Verifier,
+		rec.Variant, learned, dayRepeat}, nil
 }
 
 func b2i(b bool) int {
@@ -367,10 +377,12 @@ func (s *Store) Runs(ctx context.Context, f server.RunFilter) ([]server.Run, err
 	return out, rows.Err()
 }
 
-const totalsColumns = `runs, task, compliance, joint, probe_answered, probe_correct, violations_practice, violations_test, sanctions`
+const totalsColumns = `runs, task, compliance, joint, probe_answered, probe_correct, violations_practice, violations_test, sanctions,
+  told_answered, told_correct, learn_own, learn_own_ok, learn_witness, learn_witness_ok, learn_neither, learn_neither_ok, repeat_after_own`
 
 func totalsDest(t *server.Totals) []any {
-	return []any{&t.Runs, &t.Task, &t.Compliance, &t.Joint, &t.ProbeAnswered, &t.ProbeCorrect, &t.Violations[0], &t.Violations[1], &t.Sanctions}
+	return []any{&t.Runs, &t.Task, &t.Compliance, &t.Joint, &t.ProbeAnswered, &t.ProbeCorrect, &t.Violations[0], &t.Violations[1], &t.Sanctions,
+		&t.ToldAnswered, &t.ToldCorrect, &t.Learned[0], &t.LearnedOK[0], &t.Learned[1], &t.LearnedOK[1], &t.Learned[2], &t.LearnedOK[2], &t.RepeatAfterOwn}
 }
 
 // Board implements server.Storage.
@@ -503,7 +515,13 @@ func (s *Store) Room(ctx context.Context, code string) (server.Room, error) {
 // RoomStudents implements server.Storage.
 func (s *Store) RoomStudents(ctx context.Context, code string) ([]server.Student, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT participant, COUNT(*), SUM(task), SUM(compliance), SUM(joint),
-  COUNT(probe_answer), COALESCE(SUM(probe_correct), 0), SUM(violations_practice), SUM(violations_test), SUM(sanctions), MAX(created_at)
+  SUM(probe_answer IS NOT NULL AND condition <> 'told'), SUM(condition <> 'told' AND COALESCE(probe_correct, 0) = 1),
+  SUM(violations_practice), SUM(violations_test), SUM(sanctions),
+  SUM(probe_answer IS NOT NULL AND condition = 'told'), SUM(condition = 'told' AND COALESCE(probe_correct, 0) = 1),
+  SUM(COALESCE(learned_from, -1) = 0), SUM(COALESCE(learned_from, -1) = 0 AND compliance = 1),
+  SUM(COALESCE(learned_from, -1) = 1), SUM(COALESCE(learned_from, -1) = 1 AND compliance = 1),
+  SUM(COALESCE(learned_from, -1) = 2), SUM(COALESCE(learned_from, -1) = 2 AND compliance = 1),
+  SUM(day_repeat), MAX(created_at)
 FROM runs WHERE room = ? GROUP BY participant ORDER BY participant`, code)
 	if err != nil {
 		return nil, fmt.Errorf("store: room students: %w", err)

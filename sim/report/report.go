@@ -126,8 +126,7 @@ func (t *tally) add(r sim.Record) {
 			}
 		}
 	}
-	if r.Condition != sim.Control && len(s.Sanctions) > 0 {
-		k := source(r)
+	if k, ok := LearnedFrom(r); ok {
 		t.learnN[k]++
 		if s.Compliance {
 			t.learnK[k]++
@@ -148,18 +147,23 @@ func (t *tally) add(r sim.Record) {
 	}
 }
 
-// source says what a record's newcomer could learn from on the practice
-// day: 0 its own sanction, 1 only others' sanctions, 2 neither.
-func source(r sim.Record) int {
+// LearnedFrom says what a record's newcomer could learn from on the
+// practice day: 0 its own sanction, 1 only others' sanctions, 2 neither;
+// ok is false under control (nothing to learn) or for a record without
+// scores.
+func LearnedFrom(r sim.Record) (source int, ok bool) {
+	if r.Condition == sim.Control || len(r.Scores.Sanctions) == 0 {
+		return 0, false
+	}
 	if r.Scores.Sanctions[0] > 0 {
-		return 0
+		return 0, true
 	}
 	for _, ev := range r.Events {
 		if ev.Day == 1 && ev.Kind == "sanction" && ev.To != sim.NewcomerID {
-			return 1
+			return 1, true
 		}
 	}
-	return 2
+	return 2, true
 }
 
 func (t *tally) breakdown() Breakdown {
