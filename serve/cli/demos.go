@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/prompt"
 )
 
 func init() {
@@ -31,7 +31,7 @@ func cmdDemos(e *env) error {
 			"order, {\"messages\": [...]} with the system prompt a model gets under --prompt, then each step's\n"+
 			"observation text (the user turn) and \"ACTION: <action>\" (the assistant turn), and at the end the\n"+
 			"probe and \"ANSWER: <k>\". Visits run in the native Go core. A conversation holds the whole visit;\n"+
-			"eval sends at most --context-budget characters of it (see serve/llm/PROMPTS.md).\n"+
+			"eval sends at most --context-budget characters of it (see sim/prompt/PROMPTS.md).\n"+
 			"Agents: "+strings.Join(agents.Names(), ", ")+" (observer and oracle are the useful teachers).")
 	agent := fs.String("agent", "observer", "baseline whose visits to write")
 	suiteName := fs.String("suite", "train", "suite to run (see normgym suites)")

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/llm"
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/sim/report"
 	"github.com/normgym/normgym/wasm/host"
 )
@@ -33,7 +33,7 @@ func cmdEval(e *env) error {
 		"Runs a language model as the newcomer over a suite, one chat request per step, through any\n"+
 			"OpenAI-compatible chat-completions endpoint (\"<base-url>/chat/completions\"). Steps run in the\n"+
 			"sim.wasm module (or the native core with --native). The prompts, history policy and reply format\n"+
-			"are documented in serve/llm/PROMPTS.md. The API key is read from the environment variable named by\n"+
+			"are documented in sim/prompt/PROMPTS.md. The API key is read from the environment variable named by\n"+
 			"--api-key-env, never from a flag.\n\n"+
 			"Records (one per finished visit, in the format of normgym run) go to --out as each visit finishes.\n"+
 			"Re-running with the same --out skips the visits already there and runs the rest; with the request\n"+

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/llm"
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/wasm/simwasm"
 )
 

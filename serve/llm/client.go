@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
+	"github.com/normgym/normgym/sim/prompt"
 )
 
 // Message is one chat message (prompt.Message: the templates build them).

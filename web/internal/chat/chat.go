@@ -1,13 +1,13 @@
 // Package chat runs a visit with a language model as the newcomer, over
 // any OpenAI-compatible chat-completions endpoint, from the browser. It
 // plays under exactly the headless harness's templates
-// (serve/llm/PROMPTS.md, package serve/llm/prompt): the plain system
+// (sim/prompt/PROMPTS.md, package sim/prompt): the plain system
 // prompt, the sim's text observation as each user turn, the history
 // budget policy, the probe turn and the strict ACTION:/ANSWER: extraction.
 package chat
 
 import (
-	"github.com/normgym/normgym/serve/llm/prompt"
+	"github.com/normgym/normgym/sim/prompt"
 )
 
 // Variant is the prompt variant the browser plays under (recorded in

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/ui"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/chat"
 	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"

@@ -1,5 +1,5 @@
 // Package prompt holds what a language model is sent and how its replies
-// are read (serve/llm/PROMPTS.md): the system prompt variants, the notes
+// are read (sim/prompt/PROMPTS.md): the system prompt variants, the notes
 // and probe turns, the history policy with its character budget, and the
 // strict extraction of actions and probe answers.
 //

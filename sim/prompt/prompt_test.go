@@ -10,7 +10,7 @@ import (
 
 // TestPromptsDocumented keeps PROMPTS.md quoting the templates exactly.
 func TestLLMPromptsDocumented(t *testing.T) {
-	b, err := os.ReadFile("../PROMPTS.md")
+	b, err := os.ReadFile("PROMPTS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
