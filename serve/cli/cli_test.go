@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -171,6 +172,10 @@ func TestReplayDetectsTampering(t *testing.T) {
 		{"action", func(r *sim.Record) { r.Actions[0] = "bow" }, "not over"},
 		{"extra action", func(r *sim.Record) { r.Actions = append(r.Actions, "wait") }, "ended after"},
 		{"bad action", func(r *sim.Record) { r.Actions[1] = "fly" }, "unknown action"},
+		{"old sim version", func(r *sim.Record) { r.SimVersion = "3" },
+			"made by sim version 3; this replay runs sim version " + sim.Version + ": re-run the visit"},
+		{"old catalog", func(r *sim.Record) { r.Catalog = "1"; r.Actions = r.Actions[:1] },
+			"made with norm catalog version 1; this replay runs catalog version " + norms.Default().Version() + ": re-run the visit"},
 	}
 	for _, tt := range tamper {
 		t.Run(tt.name, func(t *testing.T) {
