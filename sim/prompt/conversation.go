@@ -9,14 +9,14 @@ import (
 )
 
 // DefaultBudget is the default cap on the characters of one request's
-// message contents (about 25k tokens at four characters a token, so that
-// a request fits a 32k-token context): eval's --context-budget and the
-// browser's model mode. It is a safety cap, not a window: the longest
-// request of a standard visit, by the baselines and by a newcomer that
-// only waits, stays under half of it (TestDefaultBudgetIsASafetyCap; the
-// estimator prints the largest over the whole suite), so no standard
-// visit triggers it.
-const DefaultBudget = 100000
+// message contents (about 30k tokens at four characters a token): eval's
+// --context-budget and the browser's model mode. It is a safety cap
+// against runaway requests, not a window: the longest request of a
+// standard visit, by the baselines and by a newcomer that only waits,
+// stays under half of it (about 50,000 characters; eval --dry-run prints
+// the largest over a whole suite, TestDefaultBudgetIsASafetyCap checks a
+// sample), so no standard visit triggers it.
+const DefaultBudget = 120000
 
 // Options are a conversation's history settings.
 type Options struct {
