@@ -62,6 +62,9 @@ type newcomerEstimate struct {
 	PromptChars     int `json:"prompt_chars"`
 	UnsharedChars   int `json:"unshared_chars"`
 	MaxRequestChars int `json:"max_request_chars"`
+	// MaxVisitChars is the largest visit's PromptChars, MaxVisit its id.
+	MaxVisitChars int    `json:"max_visit_chars"`
+	MaxVisit      string `json:"max_visit"`
 	// PromptTokens without caching; with prefix caching, CachedTokens of
 	// them are read from the cache and UncachedTokens processed in full.
 	PromptTokens   int `json:"prompt_tokens"`
@@ -111,7 +114,10 @@ func estimateRun(ctx context.Context, visits []string, s runSettings, replyToken
 	}
 	for k, name := range estimateNewcomers {
 		n := newcomerEstimate{Newcomer: name}
-		for _, h := range per[k] {
+		for i, h := range per[k] {
+			if h.SentChars > n.MaxVisitChars {
+				n.MaxVisitChars, n.MaxVisit = h.SentChars, visits[i]
+			}
 			n.Requests += h.Requests
 			n.PromptChars += h.SentChars
 			n.UnsharedChars += h.UnsharedChars
@@ -184,12 +190,12 @@ func (e *runEstimate) print(w io.Writer) error {
 		"one, which providers with automatic prefix caching bill at a discount (most cache only prompts of 1,024 tokens or more).\n\n",
 		e.CharsPerToken, e.ReplyTokens)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "newcomer\trequests\tprompt tokens\tof them uncached\tcompletion tokens\tper visit: prompt\tuncached\tlargest request (chars)\ttrimmed visits\t\n")
+	fmt.Fprintf(tw, "newcomer\trequests\tprompt tokens\tof them uncached\tcompletion tokens\tper visit: prompt\tuncached\tlargest visit\tlargest request (chars)\ttrimmed visits\t\n")
 	for _, n := range e.Newcomers {
 		v := float64(max(e.Visits, 1))
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n", n.Newcomer, n.Requests, human(n.PromptTokens), human(n.UncachedTokens),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n", n.Newcomer, n.Requests, human(n.PromptTokens), human(n.UncachedTokens),
 			human(n.CompletionTokens), human(int(float64(n.PromptTokens)/v)), human(int(float64(n.UncachedTokens)/v)),
-			n.MaxRequestChars, n.TrimmedVisits)
+			human(n.MaxVisitChars/e.CharsPerToken), n.MaxRequestChars, n.TrimmedVisits)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1179,6 +1179,7 @@ func BenchmarkEvalVisitCost(b *testing.B) {
 		for _, n := range est.Newcomers {
 			b.ReportMetric(float64(n.PromptTokens)/v, n.Newcomer+"-tokens/visit")
 			b.ReportMetric(float64(n.UncachedTokens)/v, n.Newcomer+"-uncached-tokens/visit")
+			b.ReportMetric(float64(n.MaxVisitChars)/1e6, n.Newcomer+"-largest-visit-MB")
 		}
 	})
 }
