@@ -33,7 +33,7 @@ fuzz: ## run each fuzz target briefly
 	$(GO) test -run '^$$' -fuzz FuzzParse$$ -fuzztime 20s ./norms/
 	$(GO) test -run '^$$' -fuzz FuzzParseAction -fuzztime 20s ./sim/
 	$(GO) test -run '^$$' -fuzz FuzzParseVisitID -fuzztime 20s ./sim/
-	$(GO) test -run '^$$' -fuzz FuzzExtractAction -fuzztime 20s ./serve/llm/
+	$(GO) test -run '^$$' -fuzz FuzzExtractAction -fuzztime 20s ./sim/prompt/
 	$(GO) test -run '^$$' -fuzz FuzzABI -fuzztime 20s ./wasm/host/
 
 check: wasm ## gofmt, vet, tidy and cross-builds; fails on a dirty tree

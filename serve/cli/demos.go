@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/prompt"
 )
 
 func init() {
@@ -30,8 +30,9 @@ func cmdDemos(e *env) error {
 		"Writes a baseline's visits as chat-format JSON Lines for fine-tuning: one line per visit, in suite\n"+
 			"order, {\"messages\": [...]} with the system prompt a model gets under --prompt, then each step's\n"+
 			"observation text (the user turn) and \"ACTION: <action>\" (the assistant turn), and at the end the\n"+
-			"probe and \"ANSWER: <k>\". Visits run in the native Go core. A conversation holds the whole visit;\n"+
-			"eval sends at most --context-budget characters of it (see serve/llm/PROMPTS.md).\n"+
+			"probe and \"ANSWER: <k>\". Visits run in the native Go core. A demo keeps every observation whole,\n"+
+			"so that each action is trained with the view it was chosen on; eval sends past steps as their recaps\n"+
+			"(see sim/prompt/PROMPTS.md).\n"+
 			"Agents: "+strings.Join(agents.Names(), ", ")+" (observer and oracle are the useful teachers).")
 	agent := fs.String("agent", "observer", "baseline whose visits to write")
 	suiteName := fs.String("suite", "train", "suite to run (see normgym suites)")
@@ -127,9 +128,11 @@ func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string,
 }
 
 // demoConversation plays a visit with a baseline (exactly as agents.Play
-// does) and returns the conversation a model would have had: the system
-// prompt of v, each observation text and "ACTION: <action>", then the
-// probe and "ANSWER: <k>".
+// does) and returns it as a training conversation: the system prompt of v,
+// each observation text whole and "ACTION: <action>", then the probe and
+// "ANSWER: <k>". Unlike eval's requests (prompt.Conversation), past turns
+// keep their view, so that each action is trained with the view it was
+// chosen on.
 func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, error) {
 	env, obs, err := sim.NewEnv(visit)
 	if err != nil {
@@ -139,7 +142,10 @@ func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, 
 	if err != nil {
 		return nil, err
 	}
-	conv := prompt.NewConversation(v, 0)
+	ms := []prompt.Message{{Role: "system", Content: prompt.SystemPrompt(v, nil)}}
+	turn := func(user, reply string) {
+		ms = append(ms, prompt.Message{Role: "user", Content: user}, prompt.Message{Role: "assistant", Content: reply})
+	}
 	for !env.Over() {
 		text := obs.Text()
 		a := p.Act(obs)
@@ -147,13 +153,11 @@ func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, 
 		if err != nil {
 			return nil, err
 		}
-		conv.Ask(text)
-		conv.Reply("ACTION: " + a.String())
+		turn(text, "ACTION: "+a.String())
 		obs = res.Observation
 	}
 	if pr := env.Probe(); pr != nil {
-		conv.Ask(prompt.ProbePrompt(obs.Text(), pr))
-		conv.Reply(fmt.Sprintf("ANSWER: %d", p.Answer(pr)+1))
+		turn(prompt.ProbePrompt(obs.Text(), pr), fmt.Sprintf("ANSWER: %d", p.Answer(pr)+1))
 	}
-	return conv.Transcript(), nil
+	return ms, nil
 }

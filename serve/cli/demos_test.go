@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/prompt"
 )
 
 func TestDemos(t *testing.T) {

@@ -5,17 +5,18 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/normgym/normgym/serve/llm"
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/sim/report"
 	"github.com/normgym/normgym/wasm/host"
 )
@@ -33,11 +34,14 @@ func cmdEval(e *env) error {
 		"Runs a language model as the newcomer over a suite, one chat request per step, through any\n"+
 			"OpenAI-compatible chat-completions endpoint (\"<base-url>/chat/completions\"). Steps run in the\n"+
 			"sim.wasm module (or the native core with --native). The prompts, history policy and reply format\n"+
-			"are documented in serve/llm/PROMPTS.md. The API key is read from the environment variable named by\n"+
+			"are documented in sim/prompt/PROMPTS.md. The API key is read from the environment variable named by\n"+
 			"--api-key-env, never from a flag.\n\n"+
+			"--dry-run sends nothing: it prints what the run would cost (requests, prompt and completion tokens,\n"+
+			"with and without prefix caching), from baselines' visits replayed through the same prompt builder.\n\n"+
 			"Records (one per finished visit, in the format of normgym run) go to --out as each visit finishes.\n"+
 			"Re-running with the same --out skips the visits already there and runs the rest; with the request\n"+
-			"cache on, re-asked requests cost nothing.")
+			"cache on, re-asked requests cost nothing. A results file holds one run's settings: resuming under\n"+
+			"another prompt, prompt version, sim, sampling or history budget is refused.")
 	model := fs.String("model", "", "model name sent to the endpoint; also the records' agent name (required)")
 	baseURL := fs.String("base-url", "", "endpoint base URL, e.g. http://localhost:8000/v1 or https://api.openai.com/v1 (required)")
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (unset or empty: no key is sent)")
@@ -45,7 +49,7 @@ func cmdEval(e *env) error {
 	variantName := fs.String("prompt", string(prompt.Plain), "prompt variant: plain, norm-aware or reflect")
 	parallel := fs.Int("parallel", 8, "visits run at once")
 	out := fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from")
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	asJSON := fs.Bool("json", false, "print the summary (or the --dry-run estimate) as JSON")
 	submit := fs.String("submit", "", "after the run, submit the records to the NormGym server at this URL")
 	limit := fs.Int("limit", 0, "run only the first N visits of the suite (0: all)")
 	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
@@ -55,7 +59,13 @@ func cmdEval(e *env) error {
 	retries := fs.Int("retries", 6, "retries of a request after 429, 5xx, network errors, timeouts or malformed answers")
 	backoff := fs.Duration("backoff", time.Second, "first retry delay; doubles each retry (max 60s), with jitter; Retry-After overrides it")
 	cacheDir := fs.String("cache", "", "request cache directory (default: <user cache dir>/normgym/llm; \"off\" disables it)")
-	budget := fs.Int("context-budget", prompt.DefaultBudget, "characters of message content per request; the oldest turns are dropped beyond it (0: no limit)")
+	budget := fs.Int("context-budget", prompt.DefaultBudget, "safety cap on the characters of message content per request: beyond it the oldest steps are\ncollapsed into a summary that keeps every sanction (0: no cap; no standard visit reaches the default)")
+	fullReplies := fs.Bool("full-replies", false, "keep the model's earlier replies whole (default: cut to their ACTION line)")
+	dryRun := fs.Bool("dry-run", false, "send nothing: print the expected requests and tokens of this run and exit")
+	replyTokens := fs.Int("reply-tokens", 150, "with --dry-run: completion tokens assumed per reply")
+	priceIn := fs.Float64("price-input", 0, "with --dry-run: USD per million prompt tokens (0: no cost printed)")
+	priceCached := fs.Float64("price-cached", 0, "with --dry-run: USD per million cached prompt tokens")
+	priceOut := fs.Float64("price-output", 0, "with --dry-run: USD per million completion tokens")
 	pos, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -63,9 +73,9 @@ func cmdEval(e *env) error {
 	switch {
 	case len(pos) > 0:
 		return usageError("eval takes no arguments, got %q", pos[0])
-	case *model == "":
+	case *model == "" && !*dryRun:
 		return usageError("eval needs --model")
-	case *baseURL == "":
+	case *baseURL == "" && !*dryRun:
 		return usageError("eval needs --base-url, as in http://localhost:8000/v1")
 	case *parallel < 1 || *parallel > maxParallel:
 		return usageError("--parallel must be 1 to %d", maxParallel)
@@ -73,6 +83,8 @@ func cmdEval(e *env) error {
 		return usageError("--api-key-env must name an environment variable")
 	case *budget < 0 || *maxTokens < 0 || *retries < 0 || *timeout <= 0:
 		return usageError("--context-budget, --max-tokens and --retries must not be negative, --timeout must be positive")
+	case *replyTokens < 0 || *priceIn < 0 || *priceCached < 0 || *priceOut < 0:
+		return usageError("--reply-tokens and the prices must not be negative")
 	}
 	variant, err := prompt.ParseVariant(*variantName)
 	if err != nil {
@@ -85,6 +97,72 @@ func cmdEval(e *env) error {
 	visits := suite.Visits
 	if *limit > 0 && *limit < len(visits) {
 		visits = visits[:*limit]
+	}
+	var temp *float64
+	if *temperature >= 0 {
+		temp = temperature
+	}
+	opt := prompt.Options{Budget: *budget, FullReplies: *fullReplies}
+	settings := runSettings{variant: variant, opt: opt, temperature: temp, maxTokens: *maxTokens}
+
+	// Resume: the visits of this model already in --out are done, if they
+	// were made under this run's settings.
+	var have []sim.Record
+	if *out != "" {
+		if have, err = loadResults(*out, e, !*dryRun); err != nil {
+			return err
+		}
+	}
+	want := make(map[string]bool, len(visits))
+	for _, v := range visits {
+		want[v] = true
+	}
+	done := map[string]bool{}
+	var recs []sim.Record
+	for _, r := range have {
+		if r.Agent != *model || r.Client != "model" || !want[r.Visit] || done[r.Visit] {
+			continue
+		}
+		done[r.Visit] = true
+		recs = append(recs, r)
+	}
+	prior := len(recs)
+	var todo []string
+	for _, v := range visits {
+		if !done[v] {
+			todo = append(todo, v)
+		}
+	}
+	if *dryRun {
+		if err := settings.check(recs, "", *out); err != nil {
+			return err
+		}
+		if prior > 0 {
+			fmt.Fprintf(e.stderr, "normgym: %d of %d visits already in %s; estimating the other %d\n", prior, len(visits), *out, len(todo))
+		}
+		est, err := estimateRun(e.ctx, todo, settings, *replyTokens, runtime.GOMAXPROCS(0), e.stderr)
+		if err != nil {
+			return err
+		}
+		est.Suite, est.SuiteVersion = suite.Name, suite.Version
+		est.Prices = prices{Input: *priceIn, Cached: *priceCached, Output: *priceOut}
+		if *asJSON {
+			return writeJSON(e.stdout, est)
+		}
+		return est.print(e.stdout)
+	}
+
+	simSHA := "native"
+	var eng engine
+	if len(todo) > 0 || prior > 0 {
+		if eng, err = openEngine(e.ctx, *native, false); err != nil {
+			return err
+		}
+		defer eng.Close()
+		simSHA = eng.SHA256()
+	}
+	if err := settings.check(recs, simSHA, *out); err != nil {
+		return err
 	}
 	var cache *llm.Cache
 	if *cacheDir != "off" {
@@ -105,51 +183,14 @@ func cmdEval(e *env) error {
 		return usageError("%v", err)
 	}
 	defer client.CloseIdle()
-	var temp *float64
-	if *temperature >= 0 {
-		temp = temperature
-	}
-	ev := &evaluator{client: client, model: *model, variant: variant, budget: *budget,
+	ev := &evaluator{client: client, model: *model, variant: variant, opt: opt,
 		temperature: temp, maxTokens: *maxTokens, suite: suite}
-
-	// Resume: the visits of this model already in --out are done.
-	var (
-		have  []sim.Record
-		outF  *os.File
-		prior int
-	)
+	var outF *os.File
 	if *out != "" {
-		if have, err = loadResults(*out, e); err != nil {
-			return err
-		}
 		if outF, err = os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
 			return err
 		}
 		defer outF.Close()
-	}
-	want := make(map[string]bool, len(visits))
-	for _, v := range visits {
-		want[v] = true
-	}
-	done := map[string]bool{}
-	var recs []sim.Record
-	for _, r := range have {
-		if r.Agent != *model || r.Client != "model" || !want[r.Visit] || done[r.Visit] {
-			continue
-		}
-		if x, ok := readExtra(r); ok && x.Prompt != string(variant) {
-			return usageError("%s already holds %s's visit %s under prompt %q, not %q: use another --out",
-				*out, *model, r.Visit, x.Prompt, variant)
-		}
-		done[r.Visit] = true
-		recs = append(recs, r)
-	}
-	prior = len(recs)
-	var todo []string
-	for _, v := range visits {
-		if !done[v] {
-			todo = append(todo, v)
-		}
 	}
 	if key == "" {
 		fmt.Fprintf(e.stderr, "normgym: $%s is empty or unset: no API key is sent\n", *keyEnv)
@@ -157,18 +198,10 @@ func cmdEval(e *env) error {
 	if prior > 0 {
 		fmt.Fprintf(e.stderr, "normgym: %d of %d visits already in %s; running the other %d\n", prior, len(visits), *out, len(todo))
 	}
-
-	simSHA := "native"
 	if len(todo) > 0 {
-		eng, err := openEngine(e.ctx, *native, false)
-		if err != nil {
-			return err
-		}
-		defer eng.Close()
 		if ev.steps, err = stepEngineFor(eng); err != nil {
 			return err
 		}
-		simSHA = eng.SHA256()
 	}
 	var mu sync.Mutex
 	prog := newProgress(e.stderr, len(todo))
@@ -193,9 +226,6 @@ func cmdEval(e *env) error {
 		}
 		return fmt.Errorf("%w%s", err, hint)
 	}
-	if len(recs) > 0 && recs[len(recs)-1].SimSHA256 != "" {
-		simSHA = recs[len(recs)-1].SimSHA256
-	}
 	sum := summarizeEval(recs, *model, client.Host(), variant, prior)
 	if *submit != "" {
 		st, err := submitRecords(e.ctx, *submit, recs, "model:"+*model)
@@ -212,11 +242,7 @@ func cmdEval(e *env) error {
 	if err := report.Table(e.stdout, []report.Summary{sum.Summary}); err != nil {
 		return err
 	}
-	s := sum.Eval
-	fmt.Fprintf(e.stdout, "\nformat errors: %d of %d steps (%.2f%%) · probe unanswered: %d of %d\n",
-		s.FormatErrors, s.Steps, 100*s.FormatErrorRate, s.ProbeUnanswered, s.ProbeAsked)
-	fmt.Fprintf(e.stdout, "requests: %d (%d from cache, %d retries) · tokens: %d prompt + %d completion · mean latency %.0f ms\n",
-		s.Usage.Requests, s.Usage.Cached, s.Usage.Retries, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.MeanLatencyMS)
+	sum.Eval.print(e.stdout)
 	return nil
 }
 
@@ -226,7 +252,7 @@ type evaluator struct {
 	steps       stepEngine
 	model       string
 	variant     prompt.Variant
-	budget      int
+	opt         prompt.Options
 	temperature *float64
 	maxTokens   int
 	suite       sim.Suite
@@ -277,23 +303,38 @@ type stepLog struct {
 
 // usageTotals sums a visit's (or a run's) requests.
 type usageTotals struct {
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	TotalTokens      int     `json:"total_tokens"`
-	Requests         int     `json:"requests"`
-	Cached           int     `json:"cached"`
-	Retries          int     `json:"retries"`
-	LatencyMS        float64 `json:"latency_ms"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	// CachedPromptTokens are the prompt tokens the endpoint reported as
+	// read from its prompt cache (usage.prompt_tokens_details.cached_tokens);
+	// CacheReported counts the answers that carried that field.
+	CachedPromptTokens int     `json:"cached_prompt_tokens"`
+	CacheReported      int     `json:"cache_reported"`
+	Requests           int     `json:"requests"`
+	Cached             int     `json:"cached"`
+	Retries            int     `json:"retries"`
+	LatencyMS          float64 `json:"latency_ms"`
+	// RequestBytes sums the request bodies sent (llm.Request.Body);
+	// UnsharedBytes the bytes of each body outside its common prefix
+	// with the visit's previous one: what a prefix-caching provider
+	// processes in full.
+	RequestBytes  int `json:"request_bytes"`
+	UnsharedBytes int `json:"unshared_bytes"`
 }
 
 func (u *usageTotals) add(v usageTotals) {
 	u.PromptTokens += v.PromptTokens
 	u.CompletionTokens += v.CompletionTokens
 	u.TotalTokens += v.TotalTokens
+	u.CachedPromptTokens += v.CachedPromptTokens
+	u.CacheReported += v.CacheReported
 	u.Requests += v.Requests
 	u.Cached += v.Cached
 	u.Retries += v.Retries
 	u.LatencyMS = roundMS(u.LatencyMS + v.LatencyMS)
+	u.RequestBytes += v.RequestBytes
+	u.UnsharedBytes += v.UnsharedBytes
 }
 
 // roundMS rounds milliseconds to the microsecond.
@@ -301,16 +342,12 @@ func roundMS(ms float64) float64 { return math.Round(ms*1000) / 1000 }
 
 // evalExtra is what eval puts in a record's Extra.
 type evalExtra struct {
-	Model         string `json:"model"`
-	Endpoint      string `json:"endpoint"` // host[:port] only
-	Prompt        string `json:"prompt"`
-	PromptVersion string `json:"prompt_version"`
-	History       struct {
-		Policy       string `json:"policy"`
-		BudgetChars  int    `json:"budget_chars"`
-		DroppedTurns int    `json:"dropped_turns"`
-	} `json:"history"`
-	Sampling struct {
+	Model         string         `json:"model"`
+	Endpoint      string         `json:"endpoint"` // host[:port] only
+	Prompt        string         `json:"prompt"`
+	PromptVersion string         `json:"prompt_version"`
+	History       prompt.History `json:"history"`
+	Sampling      struct {
 		Temperature *float64 `json:"temperature"` // null: the endpoint's default
 		MaxTokens   int      `json:"max_tokens"`  // 0: not sent
 	} `json:"sampling"`
@@ -330,7 +367,7 @@ const (
 	keptBadReplySize = 500
 )
 
-func (x *evalExtra) add(kind string, r llm.Reply) {
+func (x *evalExtra) add(kind string, r llm.Reply, bytes, unshared int) {
 	l := stepLog{Kind: kind, In: r.Usage.PromptTokens, Out: r.Usage.CompletionTokens,
 		MS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached, Retries: max(r.Attempts-1, 0)}
 	x.StepLog = append(x.StepLog, l)
@@ -338,6 +375,12 @@ func (x *evalExtra) add(kind string, r llm.Reply) {
 	u.PromptTokens += r.Usage.PromptTokens
 	u.CompletionTokens += r.Usage.CompletionTokens
 	u.TotalTokens += r.Usage.TotalTokens
+	if r.Usage.CacheReported {
+		u.CachedPromptTokens += r.Usage.CachedTokens
+		u.CacheReported++
+	}
+	u.RequestBytes += bytes
+	u.UnsharedBytes += unshared
 	u.Requests++
 	u.Retries += l.Retries
 	u.LatencyMS = roundMS(u.LatencyMS + l.MS)
@@ -379,19 +422,24 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 		return sim.Record{}, err
 	}
 	defer v.close()
-	conv := prompt.NewConversation(ev.variant, ev.budget)
+	conv := prompt.NewConversation(ev.variant, ev.opt)
 	x := &evalExtra{Model: ev.model, Endpoint: ev.client.Host(), Prompt: string(ev.variant), PromptVersion: prompt.PromptVersion}
-	x.History.Policy, x.History.BudgetChars = prompt.HistoryPolicy(ev.variant, ev.budget), ev.budget
 	x.Sampling.Temperature, x.Sampling.MaxTokens = ev.temperature, ev.maxTokens
 	x.StepLog = make([]stepLog, 0, sim.PracticeSteps+sim.TestSteps+2)
+	var prev []byte // the visit's previous request body
 	ask := func(kind, user string) (string, error) {
-		r, err := ev.client.Chat(ctx, llm.Request{Model: ev.model, Messages: conv.Ask(user),
-			Temperature: ev.temperature, MaxTokens: ev.maxTokens})
+		req := llm.Request{Model: ev.model, Messages: conv.Ask(user), Temperature: ev.temperature, MaxTokens: ev.maxTokens}
+		body, err := req.Body()
+		if err != nil {
+			return "", err
+		}
+		r, err := ev.client.Chat(ctx, req)
 		if err != nil {
 			return "", err
 		}
 		conv.Reply(r.Content)
-		x.add(kind, r)
+		x.add(kind, r, len(body), len(body)-commonPrefix(prev, body))
+		prev = body
 		return r.Content, nil
 	}
 	day, step, done, days := obs.Day, obs.Frame.Step, obs.Done, obs.Days
@@ -439,12 +487,23 @@ func (ev *evaluator) runVisit(ctx context.Context, id string) (sim.Record, error
 		return sim.Record{}, err
 	}
 	rec.Suite, rec.SuiteVersion = ev.suite.Name, ev.suite.Version
-	x.Notes, x.History.DroppedTurns = conv.Notes(), conv.Dropped()
+	x.Notes, x.History = conv.Notes(), conv.History()
 	x.RunID = newRunID()
 	if rec.Extra, err = toMap(x); err != nil {
 		return sim.Record{}, err
 	}
 	return rec, nil
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // newRunID returns a random submission id (see api.Submission).
@@ -483,20 +542,48 @@ type evalStats struct {
 	Usage           usageTotals `json:"usage"`
 	// MeanLatencyMS is over requests not answered from the cache.
 	MeanLatencyMS float64 `json:"mean_latency_ms"`
+	// Visits counts the records with eval's usage; PerVisit is Usage
+	// divided by it.
+	Visits   int      `json:"visits"`
+	PerVisit perVisit `json:"per_visit"`
+	// CachedShare is the endpoint-reported cached share of the prompt
+	// tokens of the requests that reported one (null: none did).
+	CachedShare *float64 `json:"cached_share"`
+	// Trimmed counts visits where the context budget trimmed the history.
+	Trimmed int `json:"trimmed"`
 	// Resumed counts visits taken from --out rather than run.
 	Resumed int `json:"resumed"`
 }
 
+// perVisit are a run's mean figures per visit.
+type perVisit struct {
+	Requests         float64 `json:"requests"`
+	PromptTokens     float64 `json:"prompt_tokens"`
+	CompletionTokens float64 `json:"completion_tokens"`
+	RequestBytes     float64 `json:"request_bytes"`
+	UnsharedBytes    float64 `json:"unshared_bytes"`
+}
+
 func summarizeEval(recs []sim.Record, model, endpoint string, v prompt.Variant, resumed int) evalSummary {
 	s := evalStats{Model: model, Endpoint: endpoint, Prompt: string(v), Resumed: resumed}
+	var reportedPrompt int
 	for _, r := range recs {
 		s.Steps += len(r.Actions)
 		x, ok := readExtra(r)
 		if !ok {
 			continue
 		}
+		s.Visits++
 		s.FormatErrors += x.FormatErrors
 		s.Usage.add(x.Usage)
+		if x.Usage.CacheReported > 0 {
+			for _, l := range x.StepLog {
+				reportedPrompt += l.In
+			}
+		}
+		if len(x.History.Trims) > 0 {
+			s.Trimmed++
+		}
 		if r.Probe != nil || x.ProbeFormatError {
 			s.ProbeAsked++
 		}
@@ -510,8 +597,42 @@ func summarizeEval(recs []sim.Record, model, endpoint string, v prompt.Variant, 
 	if n := s.Usage.Requests - s.Usage.Cached; n > 0 {
 		s.MeanLatencyMS = s.Usage.LatencyMS / float64(n)
 	}
+	if n := float64(s.Visits); n > 0 {
+		u := s.Usage
+		s.PerVisit = perVisit{Requests: float64(u.Requests) / n, PromptTokens: float64(u.PromptTokens) / n,
+			CompletionTokens: float64(u.CompletionTokens) / n, RequestBytes: float64(u.RequestBytes) / n,
+			UnsharedBytes: float64(u.UnsharedBytes) / n}
+	}
+	if s.Usage.CacheReported > 0 && reportedPrompt > 0 {
+		share := float64(s.Usage.CachedPromptTokens) / float64(reportedPrompt)
+		s.CachedShare = &share
+	}
 	sum := report.SummarizeAgent(model, recs)
 	return evalSummary{Summary: sum, Eval: s}
+}
+
+// print writes the run's figures below the scores table.
+func (s evalStats) print(w io.Writer) {
+	fmt.Fprintf(w, "\nformat errors: %d of %d steps (%.2f%%) · probe unanswered: %d of %d\n",
+		s.FormatErrors, s.Steps, 100*s.FormatErrorRate, s.ProbeUnanswered, s.ProbeAsked)
+	fmt.Fprintf(w, "requests: %d (%d from cache, %d retries) · tokens: %d prompt + %d completion · mean latency %.0f ms\n",
+		s.Usage.Requests, s.Usage.Cached, s.Usage.Retries, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.MeanLatencyMS)
+	if s.Visits == 0 {
+		return
+	}
+	p := s.PerVisit
+	cached := "the endpoint reported no cached tokens"
+	if s.CachedShare != nil {
+		cached = fmt.Sprintf("%.0f%% of them cached, as the endpoint reported", 100**s.CachedShare)
+	}
+	fmt.Fprintf(w, "per visit: %.0f requests · %.0f prompt tokens (%s) + %.0f completion tokens\n",
+		p.Requests, p.PromptTokens, cached, p.CompletionTokens)
+	fmt.Fprintf(w, "per visit: %.2f MB of requests, %.2f MB outside the prefix shared with the previous request (≈ %.0f tokens at chars/4)",
+		p.RequestBytes/1e6, p.UnsharedBytes/1e6, p.UnsharedBytes/4)
+	if s.Trimmed > 0 {
+		fmt.Fprintf(w, " · context budget trimmed %d of %d visits", s.Trimmed, s.Visits)
+	}
+	fmt.Fprintln(w)
 }
 
 // stepEngine starts visits that a model plays step by step.
@@ -630,70 +751,3 @@ func (w *wasmVisit) record(ctx context.Context, agent string) (sim.Record, error
 }
 
 func (w *wasmVisit) close() { w.v.Close(context.Background()) }
-
-// loadResults reads the records in an --out file that may have been cut
-// short by a killed run. A last line that is not a whole record is
-// dropped (with a note on stderr) and the file rewritten without it; a bad
-// line elsewhere is an error. A missing file holds no records.
-func loadResults(path string, e *env) ([]sim.Record, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	lines := strings.SplitAfter(string(b), "\n")
-	var (
-		recs    []sim.Record
-		keep    []string
-		rewrite bool
-	)
-	for i, line := range lines {
-		text := strings.TrimSpace(line)
-		if text == "" {
-			continue
-		}
-		rec, err := decodeRecord([]byte(text))
-		if err != nil {
-			if !strings.HasSuffix(line, "\n") { // only the last line can lack one
-				fmt.Fprintf(e.stderr, "normgym: %s:%d: dropping an unfinished last line (from an interrupted run)\n", path, i+1)
-				rewrite = true
-				continue
-			}
-			return nil, fmt.Errorf("%s:%d: not a NormGym record: %v (fix the file or use another --out)", path, i+1, err)
-		}
-		if !strings.HasSuffix(line, "\n") {
-			rewrite = true
-		}
-		recs = append(recs, rec)
-		keep = append(keep, text+"\n")
-	}
-	if rewrite {
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, []byte(strings.Join(keep, "")), 0o644); err != nil {
-			return nil, err
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			return nil, err
-		}
-	}
-	return recs, nil
-}
-
-// decodeRecord reads one record strictly, as readRecords does.
-func decodeRecord(b []byte) (sim.Record, error) {
-	var rec sim.Record
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		return rec, err
-	}
-	if dec.More() {
-		return rec, errors.New("more than one JSON value on the line")
-	}
-	if rec.Visit == "" || rec.Agent == "" {
-		return rec, errors.New("record lacks a visit or agent")
-	}
-	return rec, nil
-}

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/llm"
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/wasm/simwasm"
 )
 
@@ -45,6 +45,9 @@ type fakeLLM struct {
 	onCall func(n int)
 	// policy returns the reply to a well-formed request (default scripted).
 	policy func(req llm.Request) string
+	// cachedShare, if positive, is the share of prompt tokens reported
+	// as cached (usage.prompt_tokens_details.cached_tokens).
+	cachedShare float64
 	// light skips checking and decoding requests (for benchmarks: the
 	// endpoint's own cost is not the harness's) and replies with actions
 	// in rotation.
@@ -146,7 +149,12 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		content = f.policy(req)
 	}
 	f.answers.Add(1)
-	writeCompletion(w, content, len(req.Messages[len(req.Messages)-1].Content)/4)
+	promptTokens := prompt.Chars(req.Messages) / 4
+	if f.cachedShare > 0 {
+		writeCompletionCached(w, content, promptTokens, int(f.cachedShare*float64(promptTokens)))
+		return
+	}
+	writeCompletion(w, content, promptTokens)
 }
 
 // checkMessages wants a system prompt, then user and assistant turns
@@ -177,6 +185,18 @@ func writeCompletion(w http.ResponseWriter, content string, promptTokens int) {
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 			"message": map[string]any{"role": "assistant", "content": content}}},
 		"usage": map[string]int{"prompt_tokens": promptTokens, "completion_tokens": 7, "total_tokens": promptTokens + 7},
+	})
+}
+
+// writeCompletionCached answers with cached prompt tokens reported.
+func writeCompletionCached(w http.ResponseWriter, content string, promptTokens, cached int) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "model": "fake",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]any{"prompt_tokens": promptTokens, "completion_tokens": 7, "total_tokens": promptTokens + 7,
+			"prompt_tokens_details": map[string]int{"cached_tokens": cached}},
 	})
 }
 
@@ -359,7 +379,7 @@ func TestEvalFullVisit(t *testing.T) {
 	if x.Usage.PromptTokens == 0 || x.Usage.CompletionTokens != 7*len(reqs) || x.FormatErrors != 0 {
 		t.Errorf("usage %+v, format errors %d", x.Usage, x.FormatErrors)
 	}
-	if x.Sampling.Temperature == nil || *x.Sampling.Temperature != 0 || x.Sampling.MaxTokens != 1024 || x.History.BudgetChars != 32000 {
+	if x.Sampling.Temperature == nil || *x.Sampling.Temperature != 0 || x.Sampling.MaxTokens != 1024 || x.History.BudgetChars != prompt.DefaultBudget {
 		t.Errorf("sampling %+v history %+v", x.Sampling, x.History)
 	}
 	if !strings.Contains(stdout, "format errors: 0 of") || !strings.Contains(stdout, "fake-model-1") {
@@ -423,28 +443,27 @@ func TestEvalReflect(t *testing.T) {
 	}
 }
 
+// TestEvalContextBudget: under a small budget the requests stay under it
+// (the summary keeps every sanction, so a request may exceed it only by
+// those) and the record says what was trimmed.
 func TestEvalContextBudget(t *testing.T) {
 	setKey(t)
 	f := newFakeLLM(t, testKey, "m")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
-	const budget = 9000
+	const budget = 12000
 	code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--context-budget", fmt.Sprint(budget), "--out", out)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for i, r := range f.requests() {
-		n := 0
-		for _, m := range r.Messages {
-			n += len(m.Content)
-		}
-		if n > budget && len(r.Messages) > 2 {
+		if n := prompt.Chars(r.Messages); n > budget && !strings.HasPrefix(r.Messages[1].Content, prompt.SummaryHeaderShort) {
 			t.Fatalf("request %d: %d characters in %d messages, over the budget %d", i+1, n, len(r.Messages), budget)
 		}
 	}
 	x, _ := readExtra(readOut(t, out)[0])
-	if x.History.DroppedTurns == 0 || x.History.BudgetChars != budget {
-		t.Errorf("history %+v: want dropped turns and budget %d", x.History, budget)
+	if len(x.History.Trims) == 0 || x.History.CollapsedTurns == 0 || x.History.BudgetChars != budget {
+		t.Errorf("history %+v: want trims and budget %d", x.History, budget)
 	}
 }
 
@@ -459,7 +478,7 @@ func TestEvalControlVisit(t *testing.T) {
 	if !strings.Contains(control, "/control/") {
 		t.Fatalf("%s is not a control visit", control)
 	}
-	ev := &evaluator{client: client, steps: nativeSteps{}, model: "m", variant: prompt.NormAware, budget: 20000, suite: suite}
+	ev := &evaluator{client: client, steps: nativeSteps{}, model: "m", variant: prompt.NormAware, opt: prompt.DefaultOptions(), suite: suite}
 	r, err := ev.runVisit(context.Background(), control)
 	if err != nil {
 		t.Fatal(err)
@@ -731,19 +750,225 @@ func TestEvalUsage(t *testing.T) {
 	}
 }
 
-func TestEvalPromptMismatchOnResume(t *testing.T) {
+// TestEvalResumeRefusesOtherSettings: a results file holds one run, so
+// resuming it under other settings — or from records another prompt
+// version, sim or module made — is refused, saying what differs and what
+// to do.
+func TestEvalResumeRefusesOtherSettings(t *testing.T) {
 	setKey(t)
 	f := newFakeLLM(t, testKey, "m")
 	f.record = false
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
-	if code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--out", out)...); code != 0 {
+	base := []string{"--native", "--limit", "1", "--out", out}
+	if code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, base...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--out", out, "--prompt", "norm-aware")...)
-	if code != 2 || !strings.Contains(stderr, "use another --out") {
-		t.Errorf("exit %d, stderr %q; want a usage error", code, stderr)
+	good, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
 	}
+	tests := []struct {
+		name   string
+		args   []string
+		edit   func(r *sim.Record) // applied to the stored record first
+		wantIn string
+	}{
+		{"prompt variant", []string{"--prompt", "norm-aware"}, nil, "prompt plain (this run: norm-aware)"},
+		{"temperature", []string{"--temperature", "0.7"}, nil, "temperature 0 (this run: 0.7)"},
+		{"endpoint's temperature", []string{"--temperature", "-1"}, nil, "temperature 0 (this run: the endpoint's default)"},
+		{"max tokens", []string{"--max-tokens", "64"}, nil, "max_tokens 1024 (this run: 64)"},
+		{"budget", []string{"--context-budget", "50000"}, nil, fmt.Sprintf("context budget %d (this run: 50000)", prompt.DefaultBudget)},
+		{"full replies", []string{"--full-replies"}, nil, "full replies false (this run: true)"},
+		{"old prompt version", nil, func(r *sim.Record) { r.Extra["prompt_version"] = "1" }, "prompt version 1 (this run: " + prompt.PromptVersion + ")"},
+		{"old sim version", nil, func(r *sim.Record) { r.SimVersion = "3" }, "sim version 3 (this run: " + sim.Version + ")"},
+		{"another module", nil, func(r *sim.Record) { r.SimSHA256 = strings.Repeat("ab", 32) }, "sim_sha256 abababababab (this run: native)"},
+		{"dry run checks too", []string{"--dry-run", "--prompt", "reflect"}, nil, "prompt plain (this run: reflect)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := good
+			if tt.edit != nil {
+				r, err := decodeRecord(bytes.TrimSpace(good))
+				if err != nil {
+					t.Fatal(err)
+				}
+				tt.edit(&r)
+				if b, err = json.Marshal(r); err != nil {
+					t.Fatal(err)
+				}
+				b = append(b, '\n')
+			}
+			if err := os.WriteFile(out, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n := f.calls.Load()
+			code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, append(base, tt.args...)...)...)
+			if code != 2 || !strings.Contains(stderr, tt.wantIn) || !strings.Contains(stderr, "use another --out") {
+				t.Errorf("exit %d, stderr %q; want a usage error saying %q and what to do", code, stderr, tt.wantIn)
+			}
+			if f.calls.Load() != n {
+				t.Errorf("the refused run made requests")
+			}
+		})
+	}
+	// The same settings resume (nothing left to run).
+	os.WriteFile(out, good, 0o644)
+	if code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, base...)...); code != 0 {
+		t.Errorf("resuming under the same settings: exit %d, %s", code, stderr)
+	}
+}
+
+// TestEvalMatchesReference: for the same visit and replies, eval sends
+// exactly the messages of prompt.Play, the protocol's reference (which
+// the browser's model mode is held to as well), for every variant.
+func TestEvalMatchesReference(t *testing.T) {
+	for _, v := range prompt.Variants() {
+		t.Run(string(v), func(t *testing.T) {
+			setKey(t)
+			f := newFakeLLM(t, testKey, "m")
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.jsonl")
+			code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--parallel", "1", "--out", out, "--prompt", string(v))...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rec := readOut(t, out)[0]
+			var want [][]prompt.Message
+			env, _, err := prompt.Play(rec.Visit, v, prompt.DefaultOptions(), func(_ prompt.Kind, ms []prompt.Message) string {
+				want = append(want, ms)
+				return scriptedReply(llm.Request{Messages: ms})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := f.requests()
+			if len(got) != len(want) || env.Hash() != rec.Hash {
+				t.Fatalf("%d requests, reference %d; hash %s, reference %s", len(got), len(want), rec.Hash, env.Hash())
+			}
+			for i := range got {
+				a, _ := json.Marshal(got[i].Messages)
+				b, _ := json.Marshal(want[i])
+				if !bytes.Equal(a, b) {
+					t.Fatalf("request %d differs from the reference's", i+1)
+				}
+			}
+		})
+	}
+}
+
+// TestEvalDryRun: --dry-run needs no endpoint, sends nothing, writes
+// nothing, and its figures hold together.
+func TestEvalDryRun(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "none.jsonl")
+	code, stdout, stderr := runCLI(t, "", "eval", "--dry-run", "--suite", "mini", "--limit", "3", "--json", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var est runEstimate
+	if err := json.Unmarshal([]byte(stdout), &est); err != nil {
+		t.Fatalf("not an estimate: %v\n%s", err, stdout)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--dry-run created %s", out)
+	}
+	if est.Visits != 3 || len(est.Newcomers) != 2 || est.BudgetChars != prompt.DefaultBudget || est.PromptVersion != prompt.PromptVersion {
+		t.Fatalf("estimate %+v", est)
+	}
+	greedy, wait := est.Newcomers[0], est.Newcomers[1]
+	if wait.Requests != 3*(sim.PracticeSteps+sim.TestSteps)+3 {
+		t.Errorf("the waiting newcomer made %d requests, want every step of 3 visits and 3 probes", wait.Requests)
+	}
+	for _, n := range est.Newcomers {
+		if n.PromptTokens != n.PromptChars/4 || n.CachedTokens+n.UncachedTokens != n.PromptTokens || n.UncachedTokens <= 0 ||
+			n.UncachedTokens > n.PromptTokens/5 || n.CompletionTokens != 150*n.Requests || n.TrimmedVisits != 0 {
+			t.Errorf("%s: %+v", n.Newcomer, n)
+		}
+	}
+	if greedy.Requests >= wait.Requests {
+		t.Errorf("greedy made %d requests, wait %d: waiting is the worst case", greedy.Requests, wait.Requests)
+	}
+	// The text form prints the table and, given prices, the costs.
+	code, stdout, _ = runCLI(t, "", "eval", "--dry-run", "--suite", "mini", "--limit", "1", "--price-input", "1", "--price-cached", "0.1", "--price-output", "4")
+	if code != 0 || !strings.Contains(stdout, "prompt tokens") || !strings.Contains(stdout, "with prefix caching") || !strings.Contains(stdout, "/ 4") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+}
+
+// TestEvalCachedTokens: the cached prompt tokens an endpoint reports
+// (usage.prompt_tokens_details.cached_tokens) reach the record and the
+// summary, with the requests' bytes.
+func TestEvalCachedTokens(t *testing.T) {
+	setKey(t)
+	f := newFakeLLM(t, testKey, "m")
+	f.record = false
+	f.cachedShare = 0.75
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	code, stdout, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--out", out, "--cache", "off")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	x, _ := readExtra(readOut(t, out)[0])
+	u := x.Usage
+	if u.CacheReported != u.Requests || u.CachedPromptTokens == 0 || u.RequestBytes == 0 || u.UnsharedBytes == 0 || u.UnsharedBytes > u.RequestBytes/5 {
+		t.Errorf("usage %+v", u)
+	}
+	if x.History.Requests != u.Requests || x.History.SentChars == 0 || x.History.UnsharedChars > x.History.SentChars/5 {
+		t.Errorf("history %+v", x.History)
+	}
+	for _, want := range []string{"75% of them cached, as the endpoint reported", "MB of requests", "outside the prefix shared with the previous request"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// waitOnlyVisit plays one whole visit of standard with a model that only
+// waits (160 steps, one request at a time) through eval's harness, and
+// returns its record's extra.
+func waitOnlyVisit(tb testing.TB) evalExtra {
+	f := newFakeLLM(tb, "", "m")
+	f.record = false
+	f.policy = func(llm.Request) string { return "ACTION: wait" }
+	client, err := llm.New(f.baseURL(), llm.Options{BaseDelay: time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	suite, _ := sim.LookupSuite("standard")
+	temp := 0.0
+	ev := &evaluator{client: client, steps: nativeSteps{}, model: "gpt-4o-mini", variant: prompt.Plain, opt: prompt.DefaultOptions(),
+		temperature: &temp, maxTokens: 1024, suite: suite}
+	f.model = ev.model
+	r, err := ev.runVisit(context.Background(), suite.Visits[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(r.Actions) != sim.PracticeSteps+sim.TestSteps {
+		tb.Fatalf("%d steps, want %d", len(r.Actions), sim.PracticeSteps+sim.TestSteps)
+	}
+	x, _ := readExtra(r)
+	return x
+}
+
+// Issue 9's targets for a visit of a newcomer that only waits: at most
+// 3.5 MB of message content over the visit, and at most 0.6 MB of it
+// outside the prefix each request shares with the previous one.
+const (
+	maxVisitContent  = 3_500_000
+	maxVisitUnshared = 600_000
+)
+
+func TestEvalWaitOnlyVisitSize(t *testing.T) {
+	x := waitOnlyVisit(t)
+	h := x.History
+	if h.SentChars > maxVisitContent || h.UnsharedChars > maxVisitUnshared || x.Usage.UnsharedBytes > maxVisitUnshared {
+		t.Errorf("a wait-only visit sends %d characters of message content (%d outside the shared prefix) in %d bytes of requests (%d unshared); want at most %d and %d",
+			h.SentChars, h.UnsharedChars, x.Usage.RequestBytes, x.Usage.UnsharedBytes, maxVisitContent, maxVisitUnshared)
+	}
+	t.Logf("wait-only visit: %d requests, %d characters of message content (%d unshared), %d bytes of request bodies (%d unshared)",
+		h.Requests, h.SentChars, h.UnsharedChars, x.Usage.RequestBytes, x.Usage.UnsharedBytes)
 }
 
 // benchEvaluator returns an evaluator on a fake endpoint with the given
@@ -775,7 +1000,7 @@ func benchEvaluator(b *testing.B, native bool, latency time.Duration, cacheDir s
 	}
 	suite, _ := sim.LookupSuite("mini")
 	temp := 0.0
-	return &evaluator{client: client, steps: &timedSteps{e: steps}, model: "m", variant: prompt.Plain, budget: 32000,
+	return &evaluator{client: client, steps: &timedSteps{e: steps}, model: "m", variant: prompt.Plain, opt: prompt.DefaultOptions(),
 		temperature: &temp, maxTokens: 1024, suite: suite}, f
 }
 
@@ -915,3 +1140,46 @@ func benchThroughput(b *testing.B, native bool, parallel int, latency, window ti
 
 // evalTestParallel is the resume test's --parallel.
 const evalTestParallel = 2
+
+// BenchmarkEvalVisitCost prints what a model's visit costs under the
+// default settings (issue 9's figures):
+//
+//   - wait-only: one whole visit of standard (160 steps) by a model that
+//     only waits, through eval's harness: the message content and request
+//     bodies of all its requests (MB/visit; target ≤ 3.5 MB of content),
+//     and the part outside the prefix each request shares with the
+//     previous one (unshared-MB/visit; target ≤ 0.6 MB), what a
+//     prefix-caching provider processes in full;
+//   - mini: eval --dry-run's estimate of prompt tokens per visit on mini,
+//     for greedy and wait-only newcomers, without caching (tokens/visit)
+//     and the uncached part with prefix caching (uncached-tokens/visit).
+func BenchmarkEvalVisitCost(b *testing.B) {
+	b.Run("wait-only", func(b *testing.B) {
+		var x evalExtra
+		for b.Loop() {
+			x = waitOnlyVisit(b)
+		}
+		b.ReportMetric(float64(x.History.SentChars)/1e6, "MB/visit")
+		b.ReportMetric(float64(x.History.UnsharedChars)/1e6, "unshared-MB/visit")
+		b.ReportMetric(float64(x.Usage.RequestBytes)/1e6, "body-MB/visit")
+		b.ReportMetric(float64(x.Usage.UnsharedBytes)/1e6, "unshared-body-MB/visit")
+		b.ReportMetric(float64(x.History.MaxRequestChars), "max-request-chars")
+	})
+	b.Run("mini", func(b *testing.B) {
+		suite, _ := sim.LookupSuite("mini")
+		s := runSettings{variant: prompt.Plain, opt: prompt.DefaultOptions(), maxTokens: 1024}
+		var est *runEstimate
+		for b.Loop() {
+			var err error
+			if est, err = estimateRun(context.Background(), suite.Visits, s, 150, 2, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+		v := float64(est.Visits)
+		for _, n := range est.Newcomers {
+			b.ReportMetric(float64(n.PromptTokens)/v, n.Newcomer+"-tokens/visit")
+			b.ReportMetric(float64(n.UncachedTokens)/v, n.Newcomer+"-uncached-tokens/visit")
+			b.ReportMetric(float64(n.MaxVisitChars)/1e6, n.Newcomer+"-largest-visit-MB")
+		}
+	})
+}

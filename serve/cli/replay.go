@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -26,7 +27,7 @@ func cmdReplay(e *env) error {
 		return err
 	}
 	defer eng.Close()
-	bad, total := 0, 0
+	bad, total, other := 0, 0, 0
 	for _, file := range files {
 		recs, err := readRecords(file)
 		if err != nil {
@@ -34,6 +35,12 @@ func cmdReplay(e *env) error {
 		}
 		for i, rec := range recs {
 			total++
+			if msg := otherVersion(rec); msg != "" {
+				bad++
+				other++
+				fmt.Fprintf(e.stdout, "%s:%d %s (%s): %s\n", file, i+1, rec.Visit, rec.Agent, msg)
+				continue
+			}
 			got, diffs, err := eng.Replay(e.ctx, rec)
 			if err != nil {
 				diffs = []string{err.Error()}
@@ -45,11 +52,27 @@ func cmdReplay(e *env) error {
 			}
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d records replayed, %d matched, %d differ (sim %s)\n", total, total-bad, bad, short(eng.SHA256()))
+	fmt.Fprintf(e.stdout, "%d records replayed, %d matched, %d differ (sim %s)", total-other, total-bad, bad-other, short(eng.SHA256()))
+	if other > 0 {
+		fmt.Fprintf(e.stdout, "; %d of another sim or catalog version, not replayed", other)
+	}
+	fmt.Fprintln(e.stdout)
 	if bad > 0 {
 		return errMismatch
 	}
 	return nil
+}
+
+// otherVersion says why a record another sim or catalog version made
+// cannot be replayed here ("" if it can): its visit plays differently.
+func otherVersion(rec sim.Record) string {
+	if v := rec.SimVersion; v != sim.Version {
+		return fmt.Sprintf("made by sim version %s; this replay runs sim version %s: re-run the visit", orNone(v), sim.Version)
+	}
+	if v, now := rec.Catalog, norms.Default().Version(); v != now {
+		return fmt.Sprintf("made with norm catalog version %s; this replay runs catalog version %s: re-run the visit", orNone(v), now)
+	}
+	return ""
 }
 
 // explain adds the values to the diffs people most need to see: the

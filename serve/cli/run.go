@@ -201,6 +201,9 @@ type progress struct {
 	on           bool
 	total, n, ok int
 	start, last  time.Time
+	// noJoint leaves out the running joint success (for work that scores
+	// nothing, as eval --dry-run's replays).
+	noJoint bool
 }
 
 func newProgress(w io.Writer, total int) *progress {
@@ -220,8 +223,12 @@ func (p *progress) add(joint bool) {
 	fill := width * p.n / p.total
 	el := time.Since(p.start)
 	eta := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n)).Round(time.Second)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d  joint %.2f  ETA %s   ", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-		p.n, p.total, float64(p.ok)/float64(p.n), eta)
+	score := fmt.Sprintf("  joint %.2f", float64(p.ok)/float64(p.n))
+	if p.noJoint {
+		score = ""
+	}
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d%s  ETA %s   ", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+		p.n, p.total, score, eta)
 }
 
 func (p *progress) finish() {

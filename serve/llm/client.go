@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
+	"github.com/normgym/normgym/sim/prompt"
 )
 
 // Message is one chat message (prompt.Message: the templates build them).
@@ -31,11 +31,39 @@ type Request struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
+// Body returns the request's JSON encoding: exactly what Chat sends, and
+// what the cache key is computed from.
+func (r Request) Body() ([]byte, error) { return json.Marshal(r) }
+
 // Usage is the token usage an endpoint reports.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens     int
+	CompletionTokens int
+	TotalTokens      int
+	// CachedTokens are the prompt tokens the endpoint read from its prompt
+	// cache (usage.prompt_tokens_details.cached_tokens, billed at a
+	// discount by providers that cache); CacheReported says whether the
+	// answer carried that field at all.
+	CachedTokens  int
+	CacheReported bool
+}
+
+// wireUsage is the usage object of a chat completion.
+type wireUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+func (w wireUsage) usage() Usage {
+	u := Usage{PromptTokens: w.PromptTokens, CompletionTokens: w.CompletionTokens, TotalTokens: w.TotalTokens}
+	if d := w.PromptTokensDetails; d != nil {
+		u.CachedTokens, u.CacheReported = d.CachedTokens, true
+	}
+	return u
 }
 
 // Reply is a model's answer to one request.
@@ -174,7 +202,7 @@ var errAttemptTimeout = errors.New("llm: request timed out")
 // malformed answer, or ctx's error if ctx ended.
 func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 	start := time.Now()
-	body, err := json.Marshal(req)
+	body, err := req.Body()
 	if err != nil {
 		return Reply{}, fmt.Errorf("llm: encoding the request: %w", err)
 	}
@@ -298,7 +326,7 @@ type chatResponse struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *Usage `json:"usage"`
+	Usage *wireUsage `json:"usage"`
 }
 
 // parseResponse reads a chat completion. The content may be a string,
@@ -314,7 +342,7 @@ func parseResponse(raw []byte) (Reply, error) {
 	ch := cr.Choices[0]
 	r := Reply{FinishReason: ch.FinishReason}
 	if cr.Usage != nil {
-		r.Usage = *cr.Usage
+		r.Usage = cr.Usage.usage()
 	}
 	content := bytes.TrimSpace(ch.Message.Content)
 	switch {

@@ -244,3 +244,23 @@ func TestLLMBackoff(t *testing.T) {
 		}
 	}
 }
+
+func TestLLMParseUsage(t *testing.T) {
+	for _, tt := range []struct {
+		name, usage string
+		want        Usage
+	}{
+		{"none", ``, Usage{}},
+		{"plain", `,"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}`, Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}},
+		{"cached", `,"usage":{"prompt_tokens":2000,"completion_tokens":5,"total_tokens":2005,"prompt_tokens_details":{"cached_tokens":1536,"audio_tokens":0}}`,
+			Usage{PromptTokens: 2000, CompletionTokens: 5, TotalTokens: 2005, CachedTokens: 1536, CacheReported: true}},
+		{"cache reported zero", `,"usage":{"prompt_tokens":7,"prompt_tokens_details":{"cached_tokens":0}}`, Usage{PromptTokens: 7, CacheReported: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := parseResponse([]byte(`{"choices":[{"message":{"content":"hi"}}]` + tt.usage + `}`))
+			if err != nil || r.Usage != tt.want {
+				t.Errorf("usage %+v, %v; want %+v", r.Usage, err, tt.want)
+			}
+		})
+	}
+}

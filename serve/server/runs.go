@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
@@ -171,6 +172,9 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 	if sub.ConsentVersion != "" && sub.ConsentVersion != ConsentVersion {
 		return rec, errf("consent", "consent_version %q is not the current one (%s): show the current text of GET /api/consent again", clip(sub.ConsentVersion), ConsentVersion)
 	}
+	if err := s.checkVersions(rec); err != nil {
+		return rec, err
+	}
 	if !slices.Contains(clients, rec.Client) {
 		return rec, errf("invalid", "record.client must be one of %s, not %q", strings.Join(clients, ", "), clip(rec.Client))
 	}
@@ -244,6 +248,30 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 		return rec, e
 	}
 	return rec, nil
+}
+
+// checkVersions refuses a record another sim or catalog version made: its
+// visit would play differently here, so no replay could match it. The
+// error names this server's sim.wasm, as the module check does.
+func (s *Server) checkVersions(rec sim.Record) *Error {
+	var e *Error
+	if v := rec.SimVersion; v != sim.Version {
+		e = errf("version", "the record was made by sim version %s; this server runs sim version %s: re-run the visit", clip(orNone(v)), sim.Version)
+	} else if v, now := rec.Catalog, norms.Default().Version(); v != now {
+		e = errf("version", "the record was made with norm catalog version %s; this server runs catalog version %s: re-run the visit", clip(orNone(v)), now)
+	} else {
+		return nil
+	}
+	e.SimSHA256 = s.verify.SHA256()
+	return e
+}
+
+// orNone names an empty version.
+func orNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
 }
 
 // replay verifies rec within the replay bound and returns the record to

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
@@ -82,6 +83,7 @@ func TestSubmitRejected(t *testing.T) {
 		status int
 		code   string
 		diff   string // in diffs
+		msg    string // in the message
 	}{
 		{name: "forged score", edit: func(s *api.Submission) { s.Record.Scores.Joint = !s.Record.Scores.Joint },
 			status: 422, code: "mismatch", diff: "scores.joint"},
@@ -104,6 +106,10 @@ func TestSubmitRejected(t *testing.T) {
 		{name: "wrong sim version", edit: func(s *api.Submission) { s.Record.SimSHA256 = strings.Repeat("a", 64) },
 			status: 409, code: "version"},
 		{name: "native record", edit: func(s *api.Submission) { s.Record.SimSHA256 = "native" }, status: 409, code: "version"},
+		{name: "old sim version", edit: func(s *api.Submission) { s.Record.SimVersion = "3"; s.Record.Actions = s.Record.Actions[:2] },
+			status: 409, code: "version", msg: "made by sim version 3; this server runs sim version " + sim.Version + ": re-run the visit"},
+		{name: "old catalog version", edit: func(s *api.Submission) { s.Record.Catalog = "1"; s.Record.Visit = "moon/x/observe/s1" },
+			status: 409, code: "version", msg: "made with norm catalog version 1; this server runs catalog version " + norms.Default().Version() + ": re-run the visit"},
 		{name: "malformed JSON", body: func(api.Submission) []byte { return []byte(`{"run_id": "abc`) }, status: 400, code: "invalid"},
 		{name: "empty body", body: func(api.Submission) []byte { return nil }, status: 400, code: "invalid"},
 		{name: "trailing data", body: func(s api.Submission) []byte { b, _ := json.Marshal(s); return append(b, "{}"...) },
@@ -163,6 +169,9 @@ func TestSubmitRejected(t *testing.T) {
 			got := errorOf(t, b)
 			if st != tc.status || got.Code != tc.code {
 				t.Errorf("got %d %q (%s), want %d %q", st, got.Code, got.Message, tc.status, tc.code)
+			}
+			if !strings.Contains(got.Message, tc.msg) {
+				t.Errorf("message %q, want it to say %q", got.Message, tc.msg)
 			}
 			if tc.diff != "" && !slices.Contains(got.Diffs, tc.diff) {
 				t.Errorf("diffs %v, want %q among them", got.Diffs, tc.diff)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/web/internal/chat"
 	"github.com/normgym/normgym/web/internal/simtest"
@@ -86,7 +86,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.Contains(last.Content, "\nOne last question.") {
 		f.probed = true
 		// The headless harness's probe turn: the last observation, then
-		// the question (serve/llm/PROMPTS.md).
+		// the question (sim/prompt/PROMPTS.md).
 		if !strings.HasPrefix(last.Content, f.text) || !strings.HasSuffix(last.Content, "ANSWER: <1-4>") {
 			f.bad = append(f.bad, fmt.Sprintf("probe turn is not prompt.ProbePrompt's:\n%q", last.Content))
 		}

@@ -3,7 +3,7 @@ package chat_test
 import (
 	"testing"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/chat"
 )
 
@@ -18,12 +18,12 @@ func TestConfig(t *testing.T) {
 }
 
 // TestSameTemplates pins the browser to the headless harness's plain
-// system prompt and history budget (serve/llm/PROMPTS.md).
+// system prompt and default history options (sim/prompt/PROMPTS.md).
 func TestSameTemplates(t *testing.T) {
 	if got, want := chat.SystemPrompt(), prompt.SystemPrompt(prompt.Plain, nil); got != want {
-		t.Errorf("system prompt differs from serve/llm/prompt's plain one:\n%s", got)
+		t.Errorf("system prompt differs from sim/prompt's plain one:\n%s", got)
 	}
-	if got, want := chat.HistoryBudget, prompt.DefaultBudget; got != want {
-		t.Errorf("history budget %d, want eval's default %d", got, want)
+	if got, want := chat.Options(), prompt.DefaultOptions(); got != want {
+		t.Errorf("history options %+v, want eval's defaults %+v", got, want)
 	}
 }

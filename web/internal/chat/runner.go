@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
@@ -92,6 +92,8 @@ type Runner struct {
 	// pending is the request of a user turn asked but not yet answered
 	// (an endpoint error): a retry sends it again unchanged.
 	pending []Message
+	// prev is the last request body answered (for Usage.UnsharedBytes).
+	prev []byte
 }
 
 // NewRunner opens visit v for the model named in cfg.
@@ -102,16 +104,16 @@ func NewRunner(c *ui.Client, v ui.Resolved, cfg Config) (*Runner, error) {
 	}
 	p.Start()
 	p.Begin()
-	return &Runner{Play: p, Config: cfg, conv: prompt.NewConversation(Variant, HistoryBudget)}, nil
+	return &Runner{Play: p, Config: cfg, conv: prompt.NewConversation(Variant, Options())}, nil
 }
 
 // Done reports whether the visit is over and recorded.
 func (r *Runner) Done() bool { return r.Play.Stage == ui.StageResult }
 
 // Messages returns the request messages for the user turn user, under
-// the history policy (prompt.Conversation): the system prompt, the
-// earlier turns that fit in HistoryBudget, and user. Until the turn is
-// answered, asking it again returns the same messages.
+// the history policy (prompt.Conversation): the system prompt, every
+// earlier step cut back to its recap and reply, and user. Until the turn
+// is answered, asking it again returns the same messages.
 func (r *Runner) Messages(user string) []Message {
 	if n := len(r.pending); n > 0 && r.pending[n-1].Content == user {
 		return r.pending
@@ -205,15 +207,11 @@ func (r *Runner) decorate() {
 		"endpoint":       r.Config.Host(),
 		"prompt":         string(Variant),
 		"prompt_version": prompt.PromptVersion,
-		"history": map[string]any{
-			"policy":        prompt.HistoryPolicy(Variant, HistoryBudget),
-			"budget_chars":  HistoryBudget,
-			"dropped_turns": r.conv.Dropped(),
-		},
-		"format_errors": r.FormatErrors,
-		"requests":      len(r.Turns),
-		"usage":         r.Usage,
-		"app":           "normgym-web",
+		"history":        r.conv.History(),
+		"format_errors":  r.FormatErrors,
+		"requests":       len(r.Turns),
+		"usage":          r.Usage,
+		"app":            "normgym-web",
 	}
 }
 
@@ -262,6 +260,23 @@ func (r *Runner) complete(p Poster, user string) (string, Usage, error) {
 		u = *resp.Usage
 		r.Usage.PromptTokens += u.PromptTokens
 		r.Usage.CompletionTokens += u.CompletionTokens
+		if d := u.PromptTokensDetails; d != nil {
+			r.Usage.CachedPromptTokens += d.CachedTokens
+		}
 	}
+	r.Usage.RequestBytes += len(body)
+	r.Usage.UnsharedBytes += len(body) - commonPrefix(r.prev, body)
+	r.prev = body
 	return content, u, nil
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }

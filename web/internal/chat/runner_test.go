@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/serve/llm/prompt"
+	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/chat"
 	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
@@ -131,10 +132,10 @@ func TestRunner(t *testing.T) {
 	}
 }
 
-// TestHistoryBudget checks that requests follow prompt.Conversation's
-// policy: the plain system prompt, the earlier turns, the new turn, and
-// an unanswered turn asked again is sent unchanged.
-func TestHistoryBudget(t *testing.T) {
+// TestHistoryPolicy checks that requests follow prompt.Conversation's
+// policy: the plain system prompt, the earlier turns cut back, the new
+// turn, and an unanswered turn asked again is sent unchanged.
+func TestHistoryPolicy(t *testing.T) {
 	c := simtest.Client(t)
 	r, err := chat.NewRunner(c, ui.Resolved{ID: "orchard/none/control/s1"}, chat.Config{Model: "m"})
 	if err != nil {
@@ -147,5 +148,96 @@ func TestHistoryBudget(t *testing.T) {
 	}
 	if again := r.Messages("now"); len(again) != 2 {
 		t.Errorf("a retried turn was asked twice: %d messages", len(again))
+	}
+}
+
+// TestSameMessagesAsHarness plays visits in the browser's model mode (the
+// sim.wasm module under wazero, as in the browser) and through
+// prompt.Play, the reference that `normgym eval` is held to
+// (serve/cli TestEvalMatchesReference), with the same replies: every
+// request's messages are byte-identical, across both days, with format
+// errors and an endpoint error in between; so is the history recorded.
+func TestSameMessagesAsHarness(t *testing.T) {
+	for _, id := range []string{"market/place.terrain=grass/observe/s104", "park/place.color=red/solo/s102"} {
+		t.Run(id, func(t *testing.T) {
+			// The replies: a reasoning line and the greedy baseline's
+			// action, every 13th reply without an ACTION line.
+			env, err := agents.Play(id, "greedy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			acts := env.Actions()
+			reply := func(ms []prompt.Message, n int) string {
+				if strings.Contains(ms[len(ms)-1].Content, "\nOne last question.") {
+					return "I think so.\nANSWER: 2"
+				}
+				if n%13 == 12 {
+					return "Let me look around first."
+				}
+				a := "wait"
+				if n < len(acts) {
+					a = acts[n]
+				}
+				return fmt.Sprintf("Step %d: on with the errand.\n**ACTION: %s**", n, a)
+			}
+
+			var browser [][]prompt.Message
+			calls := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				var body chat.Request
+				if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+					t.Error(err)
+				}
+				if calls++; calls == 6 { // an endpoint error: the runner sends the same request again
+					w.WriteHeader(503)
+					return
+				}
+				browser = append(browser, body.Messages)
+				content := reply(body.Messages, len(browser)-1)
+				json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": content}}}})
+			}))
+			defer srv.Close()
+			r, err := chat.NewRunner(simtest.Client(t), ui.Resolved{ID: id}, chat.Config{BaseURL: srv.URL, Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Play.Close()
+			errs := 0
+			for !r.Done() {
+				if _, err := r.Next(httpPoster{}); err != nil {
+					if errs++; errs > 1 {
+						t.Fatal(err)
+					}
+				}
+			}
+
+			var harness [][]prompt.Message
+			penv, conv, err := prompt.Play(id, chat.Variant, chat.Options(), func(_ prompt.Kind, ms []prompt.Message) string {
+				harness = append(harness, ms)
+				return reply(ms, len(harness)-1)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(browser) != len(harness) || len(harness) < sim.PracticeSteps {
+				t.Fatalf("the browser sent %d requests, the harness %d", len(browser), len(harness))
+			}
+			for i := range harness {
+				a, _ := json.Marshal(browser[i])
+				b, _ := json.Marshal(harness[i])
+				if !bytes.Equal(a, b) {
+					t.Fatalf("request %d: the browser's messages differ from the harness's", i+1)
+				}
+			}
+			rec := r.Play.Record
+			if rec.Hash != penv.Hash() {
+				t.Errorf("hash %s, harness %s", rec.Hash, penv.Hash())
+			}
+			got, _ := json.Marshal(rec.Extra["history"])
+			want, _ := json.Marshal(conv.History())
+			if !bytes.Equal(got, want) {
+				t.Errorf("extra.history\n%s\nwant\n%s", got, want)
+			}
+		})
 	}
 }
