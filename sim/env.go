@@ -23,7 +23,7 @@ const Version = "4"
 
 // SanctionRadius is how far (in tiles, counting diagonals) members notice
 // what others do. It is a public rule of every world.
-const SanctionRadius = 4
+const SanctionRadius = 5
 
 // Step limits and errand sizes per day. Both days' errands hold every
 // kind of act a norm can be about: picking from several sources, carrying
@@ -402,6 +402,11 @@ func (e *Env) give(i int, by string) {
 	f := e.frame
 	if i == 0 {
 		e.sanctions[e.day]++
+	}
+	if i > 0 {
+		// A sanctioned member takes the hint: it keeps the norm for the
+		// rest of the day.
+		e.members[i-1].mindful()
 	}
 	u := e.world.Utterances[(f.Step+i)%len(e.world.Utterances)]
 	a := &f.Agents[i]

@@ -34,7 +34,7 @@ func ExampleNewEnv() {
 	// Output:
 	// Now: day 1 of 2 (practice day) · step 0 of 60 · phase: evening
 	// Pick 3 apples: put one in the basket and give one each to two different members; then get rid of your litter (the core).
-	// Day 1 step 1, evening. you north to 10,10 (floor); mara east to 4,0 (path, well); fern south to 12,2 (path, blue source); pip drop at 10,9 (path); olek wait;
+	// Step 1, evening. you north to 10,10 (floor); mara east to 4,0 (path, well); fern south to 12,2 (path, blue source); pip drop at 10,9 (path); olek wait;
 	// newcomer moved to x=10 y=10; done: false
 }
 

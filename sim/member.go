@@ -98,6 +98,15 @@ func (m *member) act(f *Frame, rules []norms.Rule, hists []Hist) Action {
 	return Action{Verb: Wait}
 }
 
+// mindful makes the member keep the norm for the rest of the day: a
+// member who was sanctioned takes the hint. (Its routine still draws the
+// same random numbers, so observations stay aligned across norms.)
+func (m *member) mindful() {
+	for k := m.cur; k < len(m.errands); k++ {
+		m.errands[k].careless = false
+	}
+}
+
 // next finishes the current errand when its last action is being taken.
 func (m *member) next(e *errand) {
 	switch e.kind {

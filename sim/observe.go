@@ -130,16 +130,15 @@ func SplitText(text string) (recap, view string) {
 func (o *Observation) writeRecap(b *strings.Builder) {
 	f := &o.Frame
 	if o.ActedIn != "" {
-		b.WriteString("Day ")
-		b.WriteString(strconv.Itoa(o.Day))
-		b.WriteString(" step ")
+		// The day is the latest "Day N of 2 begins" line above.
+		b.WriteString("Step ")
 		b.WriteString(strconv.Itoa(f.Step))
 		b.WriteString(", ")
 		b.WriteString(o.ActedIn)
 		b.WriteString(".")
 		var waited []string
 		for k, a := range f.Agents {
-			if a.LastAction == Wait && k > 0 {
+			if a.LastAction == Wait && !(k == 0 && blocked(o.Events)) {
 				waited = append(waited, a.Name)
 				continue
 			}

@@ -354,9 +354,11 @@ func (c *Conversation) summaryText() string {
 }
 
 // summarize returns the lines a past user turn keeps in the summary: a
-// step's line ("Day D step S, <phase>. you …; mara …;") cut after the
-// newcomer's own act, every other line (day starts, the members of the
-// day, sanctions, blocked actions, notes requests) whole.
+// step's line ("Step S, <phase>. you …; mara …;") cut after the
+// newcomer's own act when it comes first (a newcomer that waited is listed
+// with the others who waited, and the line is kept whole), every other line
+// (day starts, the members of the day, sanctions, blocked actions, notes
+// requests) whole.
 func summarize(content string) []string {
 	var out []string
 	for _, line := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
@@ -372,14 +374,10 @@ func summarize(content string) []string {
 	return out
 }
 
-// isStepLine reports whether line is a recap's step line: "Day D step S, …".
+// isStepLine reports whether line is a recap's step line: "Step S, …".
 func isStepLine(line string) bool {
-	rest, ok := strings.CutPrefix(line, "Day ")
+	rest, ok := strings.CutPrefix(line, "Step ")
 	if !ok {
-		return false
-	}
-	d, rest, ok := strings.Cut(rest, " step ")
-	if !ok || !digits(d) {
 		return false
 	}
 	s, _, ok := strings.Cut(rest, ", ")

@@ -11,7 +11,7 @@ import (
 
 func TestCutBackAndShortReply(t *testing.T) {
 	for _, tt := range []struct{ name, in, want string }{
-		{"recap and view", "Day 1 step 3, noon. you wait at 1,1 (path);\nNow: day 1 of 2\nmap\n", "Day 1 step 3, noon. you wait at 1,1 (path);\n"},
+		{"recap and view", "Step 3, noon. you, mara wait;\nNow: day 1 of 2\nmap\n", "Step 3, noon. you, mara wait;\n"},
 		{"no view", "Day 1 of 2 is over.\nWrite notes.", "Day 1 of 2 is over.\nWrite notes."},
 		{"view only", "Now: day 1 of 2\nmap\n", "Now: day 1 of 2\nmap\n"},
 		{"mark mid-line is not a view", "said Now: hello\n", "said Now: hello\n"},
@@ -55,11 +55,11 @@ func TestSharedPrefix(t *testing.T) {
 }
 
 func TestSummarizeLines(t *testing.T) {
-	in := "Day 1 step 5, morning. you north to 10,6 (yellow stone); mara east to 6,0 (path); olek wait;\n" +
+	in := "Step 5, morning. you north to 10,6 (yellow stone); mara east to 6,0 (path); olek wait;\n" +
 		`Mara sanctioned you; you had just walked north onto 10,6 (yellow stone): "Tsk!"` + "\n" +
 		"Day 2 of 2 begins (test day): a new layout.\nMembers today: mara (elder, red hat) at 1,1 (floor).\n"
 	want := []string{
-		"Day 1 step 5, morning. you north to 10,6 (yellow stone);",
+		"Step 5, morning. you north to 10,6 (yellow stone);",
 		`Mara sanctioned you; you had just walked north onto 10,6 (yellow stone): "Tsk!"`,
 		"Day 2 of 2 begins (test day): a new layout.",
 		"Members today: mara (elder, red hat) at 1,1 (floor).",
@@ -67,7 +67,7 @@ func TestSummarizeLines(t *testing.T) {
 	if got := summarize(in); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("summarize:\n got %q\nwant %q", got, want)
 	}
-	for line, want := range map[string]bool{"Day 1 step 5, noon. x": true, "Day 1 of 2 begins": false, "Day x step 5, y": false, "Days 1 step 2, z": false} {
+	for line, want := range map[string]bool{"Step 5, noon. x": true, "Day 1 of 2 begins": false, "Step x, y": false, "Steps 2, z": false} {
 		if isStepLine(line) != want {
 			t.Errorf("isStepLine(%q) = %v", line, !want)
 		}

@@ -55,7 +55,7 @@ const systemRules = `You are a newcomer visiting a small community. You appear a
 
 Positions are written x,y: x grows east, y grows south. The map legend names things generically (source, basket, bell, well, bin, litter) with this place's own name beside them, as in "T source (apple tree)"; everything else you read uses the generic names.
 
-Each turn first recaps what happened since your last step: a line "Day D step S, <phase>." saying what you and each member just did and the tile each then stood on (members who waited are listed last), then one line per event: a sanction, an action of yours that did nothing, a new day (with who the members are and where they stand). Then, from the line that starts with "Now:", it shows the present: the day, step and phase, your task and how far you are, the map with its legend, the zones, the members and the actions. %s
+Each turn first recaps what happened since your last step: a line "Step S, <phase>." saying what you and each member just did and the tile each then stood on (whoever waited, you included, is listed last; the day is the one the latest "Day N of 2 begins" line started), then one line per event: a sanction, an action of yours that did nothing, a new day (with who the members are and where they stand). Then, from the line that starts with "Now:", it shows the present: the day, step and phase, your task and how far you are, the map with its legend, the zones, the members and the actions. %s
 
 Actions:
 - north, south, east, west: move one tile.

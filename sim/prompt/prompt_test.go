@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -59,7 +60,7 @@ func TestSystemPromptVariants(t *testing.T) {
 			"Positions are written x,y",
 			"(source, basket, bell, well, bin, litter)",
 			"give one each to some of the members, and get rid of the litter",
-			`"Day D step S, <phase>."`,
+			`"Step S, <phase>."`,
 			`"Now:"`,
 			historyCompact,
 		} {
@@ -74,7 +75,7 @@ func TestSystemPromptVariants(t *testing.T) {
 	if !strings.Contains(reflect, "Day 1:\nnote-one\nDay 2:\nnote-two\n") || strings.Contains(SystemPrompt(Plain, []string{"note-one"}), "note-one") {
 		t.Errorf("notes appear under reflect only:\n%s", reflect)
 	}
-	if !strings.Contains(plain, "within 4 tiles") {
+	if !strings.Contains(plain, fmt.Sprintf("within %d tiles", sim.SanctionRadius)) {
 		t.Errorf("the system prompt does not state SanctionRadius")
 	}
 	if full := systemPrompt(Plain, nil, Options{FullReplies: true}); !strings.Contains(full, historyFull) || strings.Contains(full, historyCompact) {
