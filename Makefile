@@ -1,6 +1,6 @@
 # NormGym — make targets read like a menu. `make help` lists them.
 GO        ?= go
-SIM_WASM  := wasm/simwasm/sim.wasm
+SIM_WASM  := wasm/simwasm/module/sim.wasm
 BIN       := bin/normgym
 GOFILES    = $(shell find sim norms wasm serve web -name '*.go' -not -path '*/node_modules/*' 2>/dev/null) go.mod
 
@@ -19,7 +19,7 @@ help: ## list the targets
 
 run: build web ## print the baselines' table on the mini suite, then start the site on http://localhost:8080
 	./$(BIN) run --suite mini --agent all
-	./$(BIN) serve --addr 127.0.0.1:8080 --db normgym.db --web build/web
+	./$(BIN) serve --addr 127.0.0.1:8080 --db normgym.db
 
 test: deps wasm $$(TEST_DEPS) ## install what the tests need, build sim.wasm, run every test
 	$(GO) vet ./...

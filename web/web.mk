@@ -6,8 +6,10 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
 .PHONY: web web-deps web-bench
 
-web: $(SIM_WASM) $(WEB_SHIM) ## build the static web app into build/web
+web: $(SIM_WASM) $(WEB_SHIM) ## build the static web app into build/web and web/dist (embedded by make build)
 	$(GO) run ./web/cmd/webbuild -out $(WEB_OUT)
+	find web/dist/files -mindepth 1 ! -name README.txt -exec rm -rf {} +
+	cp -R $(WEB_OUT)/. web/dist/files/
 
 # browser_wasi_shim, pinned in web/package-lock.json.
 $(WEB_SHIM): web/package.json web/package-lock.json
@@ -23,3 +25,4 @@ web-bench: web ## first-visit sizes (raw, gzip, brotli) and time to interactive 
 	$(GO) run ./web/cmd/webbench -dir $(WEB_OUT)
 
 TEST_DEPS += web-deps web
+BUILD_DEPS += web

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/normgym/normgym/web/dist"
 	"log/slog"
 	"net"
 	"net/http"
@@ -35,7 +36,7 @@ func cmdServe(e *env) error {
 			"replayed through the embedded sim.wasm and stored only if they match. Stops cleanly on SIGINT or SIGTERM.")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
 	dbPath := fs.String("db", "normgym.db", "SQLite database file (created if missing)")
-	web := fs.String("web", "build/web", "directory of the built web app (make web)")
+	web := fs.String("web", "", "serve the web app from this directory (development) instead of the one built into the binary")
 	tokenEnv := fs.String("admin-token-env", "NORMGYM_ADMIN_TOKEN", "environment variable holding the admin token for /api/export (unset: export disabled)")
 	verify := fs.String("verify", "wasm", "how runs are replayed: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; ~20x faster)")
 	replayTimeout := fs.Duration("replay-timeout", 10*time.Second, "longest time one replay may take")
@@ -105,6 +106,9 @@ func cmdServe(e *env) error {
 			opts.CacheDir = ""
 		}
 	}
+	if err := simwasm.Err(); err != nil {
+		return err
+	}
 	rt, err := host.New(ctx, simwasm.Bytes(), opts)
 	if err != nil {
 		return err
@@ -127,7 +131,17 @@ func cmdServe(e *env) error {
 		return err
 	}
 	defer st.Close()
-	srv, err := server.New(server.Options{Store: st, Verifier: v, Web: *web, AdminToken: os.Getenv(*tokenEnv),
+	site, siteName := dist.FS(), "embedded"
+	if !dist.Built() {
+		siteName = "not built: run make build"
+	}
+	if *web != "" {
+		if fi, err := os.Stat(*web); err != nil || !fi.IsDir() {
+			return usageError("--web %s: not a directory", *web)
+		}
+		site, siteName = os.DirFS(*web), *web
+	}
+	srv, err := server.New(server.Options{Store: st, Verifier: v, Web: site, AdminToken: os.Getenv(*tokenEnv),
 		AdminTokenEnv: *tokenEnv, Logger: log, ReplayTimeout: *replayTimeout, MaxBody: *maxBody,
 		Limiter: limit.NewBuckets(limits, nil), ClientHeader: *clientHeader, OpenRooms: *openRooms, TeacherKeys: keys, RoomTTL: *roomTTL})
 	if err != nil {
@@ -152,7 +166,7 @@ func cmdServe(e *env) error {
 		rooms = "closed (no --teacher-keys)"
 	}
 	fmt.Fprintf(e.stdout, "normgym: serving on http://%s (db %s, web %s, verify %s with sim.wasm %.12s, export %s, rooms %s)\n",
-		ln.Addr(), *dbPath, *web, v.Kind(), rt.SHA256(), export, rooms)
+		ln.Addr(), *dbPath, siteName, v.Kind(), rt.SHA256(), export, rooms)
 	fmt.Fprintf(e.stdout, "normgym: limits per client %s; body %d bytes; connections %d (%d per address); timeouts header %s, read %s, write %s\n",
 		limits, *maxBody, *maxConns, perIP, *readHeaderTimeout, *readTimeout, *writeTimeout)
 	errc := make(chan error, 1)

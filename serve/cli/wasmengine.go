@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -25,6 +26,9 @@ func openWasm(ctx context.Context, interpreter bool) (engine, error) {
 		if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
 			opts.CacheDir = ""
 		}
+	}
+	if err := simwasm.Err(); err != nil {
+		return nil, fmt.Errorf("%w (or pass --native to use the Go core)", err)
 	}
 	rt, err := host.New(ctx, simwasm.Bytes(), opts)
 	if err != nil {

@@ -118,7 +118,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	// Rate limits are off and anyone may create a room unless a test says
 	// otherwise (limits_test.go, rooms_test.go): the tests submit faster
 	// than any one honest client does.
-	o := server.Options{Store: e.store, Verifier: server.Wasm(rt), Web: filepath.Join(t.TempDir(), "web"),
+	o := server.Options{Store: e.store, Verifier: server.Wasm(rt), Web: os.DirFS(filepath.Join(t.TempDir(), "web")),
 		Now: func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }, Limiter: limit.None, OpenRooms: true}
 	for _, f := range opts {
 		f(&o)

@@ -214,10 +214,10 @@ func TestExport(t *testing.T) {
 
 func TestStatic(t *testing.T) {
 	dir := t.TempDir()
-	e := newEnv(t, func(o *server.Options) { o.Web = dir })
+	e := newEnv(t, func(o *server.Options) { o.Web = os.DirFS(dir) })
 	// No app built yet: the built-in page.
 	st, b, h := e.do("GET", "/", nil)
-	if st != 200 || !strings.Contains(string(b), "make web") || !strings.Contains(string(b), "/api/runs") || h.Get("Cache-Control") != "no-cache" {
+	if st != 200 || !strings.Contains(string(b), "make build") || !strings.Contains(string(b), "/api/runs") || h.Get("Cache-Control") != "no-cache" {
 		t.Errorf("page without the app: %d %s %.100s", st, h, b)
 	}
 	wasm := bytes.Repeat([]byte("\x00asm some wasm bytes "), 4000)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -34,9 +35,10 @@ import (
 type Options struct {
 	Store    Storage
 	Verifier Verifier
-	// Web is the directory of the built web app (make web). When it has
-	// no index.html the server shows a page saying how to build it.
-	Web string
+	// Web is the built web app: the site embedded in the binary
+	// (web/dist), or a directory during development (os.DirFS). Without
+	// an index.html the server shows a page saying how to build it.
+	Web fs.FS
 	// AdminToken guards GET /api/export; empty disables the export.
 	// AdminTokenEnv names where it comes from, for messages.
 	AdminToken    string

@@ -5,26 +5,26 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"mime"
 	"net/http"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 )
 
-// static serves the built web app from a directory: content types by
-// extension, gzip (or precompressed .br/.gz siblings) when the client
+// static serves the built web app from a file system (a directory during
+// development, the site embedded in the binary otherwise): content types
+// by extension, gzip (or precompressed .br/.gz siblings) when the client
 // accepts it, ETags, and caching by name: files whose name carries a
 // content hash (sim.3fa9c2d1.wasm, app-0a1b2c3d.js) are immutable for a
 // year, everything else is revalidated (no-cache). Paths without an
 // extension fall back to index.html, for the app's own routes. Without
 // an index.html it shows a page saying how to build the app.
 type static struct {
-	dir   string
+	fsys  fs.FS // nil: nothing to serve
 	mu    sync.Mutex
 	cache map[string]*staticFile // by file path
 }
@@ -40,7 +40,7 @@ type staticFile struct {
 	gzOnce sync.Once
 }
 
-func newStatic(dir string) *static { return &static{dir: dir, cache: map[string]*staticFile{}} }
+func newStatic(fsys fs.FS) *static { return &static{fsys: fsys, cache: map[string]*staticFile{}} }
 
 // hashedName matches file names that carry a content hash.
 var hashedName = regexp.MustCompile(`[.-][0-9a-fA-F]{8,}\.[A-Za-z0-9]+$`)
@@ -80,8 +80,8 @@ func (st *static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	index := filepath.Join(st.dir, "index.html")
-	if st.dir == "" || !isFile(index) {
+	const index = "index.html"
+	if st.fsys == nil || !st.isFile(index) {
 		if p == "/" || p == "/index.html" {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-cache")
@@ -91,11 +91,13 @@ func (st *static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	file := filepath.Join(st.dir, filepath.FromSlash(p))
-	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
-		file = filepath.Join(file, "index.html")
+	file := strings.TrimPrefix(p, "/")
+	if file == "" {
+		file = index
+	} else if fi, err := fs.Stat(st.fsys, file); err == nil && fi.IsDir() {
+		file = path.Join(file, index)
 	}
-	if !isFile(file) {
+	if !st.isFile(file) {
 		if path.Ext(p) != "" {
 			http.NotFound(w, r)
 			return
@@ -107,7 +109,7 @@ func (st *static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	name := filepath.Base(file)
+	name := path.Base(file)
 	h := w.Header()
 	ct := contentType(name)
 	if ct != "" {
@@ -125,13 +127,13 @@ func (st *static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Add("Vary", "Accept-Encoding")
 		ae := r.Header.Get("Accept-Encoding")
 		switch {
-		case accepts(ae, "br") && isFile(file+".br"):
-			if b, err := os.ReadFile(file + ".br"); err == nil {
+		case accepts(ae, "br") && st.isFile(file+".br"):
+			if b, err := fs.ReadFile(st.fsys, file+".br"); err == nil {
 				data, etag = b, strings.TrimSuffix(f.etag, `"`)+`-br"`
 				h.Set("Content-Encoding", "br")
 			}
 		case accepts(ae, "gzip"):
-			data, etag = f.gzipped(file), strings.TrimSuffix(f.etag, `"`)+`-gz"`
+			data, etag = f.gzipped(st.fsys, file), strings.TrimSuffix(f.etag, `"`)+`-gz"`
 			h.Set("Content-Encoding", "gzip")
 		}
 	}
@@ -141,7 +143,7 @@ func (st *static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // load returns a file's cached form, reading it again if it changed.
 func (st *static) load(file string) (*staticFile, error) {
-	fi, err := os.Stat(file)
+	fi, err := fs.Stat(st.fsys, file)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func (st *static) load(file string) (*staticFile, error) {
 	if f != nil && f.size == fi.Size() && f.mod.Equal(fi.ModTime()) {
 		return f, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := fs.ReadFile(st.fsys, file)
 	if err != nil {
 		return nil, err
 	}
@@ -165,9 +167,9 @@ func (st *static) load(file string) (*staticFile, error) {
 
 // gzipped returns the file gzipped: a precompressed .gz sibling if there
 // is one, else compressed once and kept.
-func (f *staticFile) gzipped(file string) []byte {
+func (f *staticFile) gzipped(fsys fs.FS, file string) []byte {
 	f.gzOnce.Do(func() {
-		if b, err := os.ReadFile(file + ".gz"); err == nil {
+		if b, err := fs.ReadFile(fsys, file+".gz"); err == nil {
 			f.gz = b
 			return
 		}
@@ -192,8 +194,8 @@ func accepts(header, enc string) bool {
 	return false
 }
 
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
+func (st *static) isFile(p string) bool {
+	fi, err := fs.Stat(st.fsys, p)
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -204,8 +206,8 @@ const notBuiltPage = `<!doctype html>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;color:#222}code{background:#f3f3f3;padding:0 .25rem}li{margin:.2rem 0}</style>
 </head><body>
 <h1>NormGym server</h1>
-<p>The server is running, but the web app has not been built. Run <code>make web</code> (it builds <code>build/web</code>),
-or start the server with <code>--web DIR</code>, then reload this page.</p>
+<p>The server is running, but this binary was built without the web app. Run <code>make build</code> (it builds the site
+and embeds it), or start the server with <code>--web DIR</code> pointing at a built site, then reload this page.</p>
 <p>See the <a href="/leaderboard">leaderboard</a>. The API:</p>
 <ul>
 <li><code>GET /healthz</code> — status and the sim.wasm this server verifies with</li>

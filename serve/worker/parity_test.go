@@ -243,7 +243,7 @@ func parity(t *testing.T, w *worker) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newServer(t, server.Options{Web: filepath.Join(w.dir, "assets"), AdminToken: w.adminToken, AdminTokenEnv: adminTokenVar,
+	srv := newServer(t, server.Options{Web: os.DirFS(filepath.Join(w.dir, "assets")), AdminToken: w.adminToken, AdminTokenEnv: adminTokenVar,
 		TeacherKeys: keys, ClientHeader: "CF-Connecting-IP", Limiter: limit.NewBuckets(bindingRates(t), nil)})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()

@@ -27,7 +27,7 @@ var (
 
 // TestMain builds sim.wasm from the current sources into a temporary
 // directory (Go's build cache makes that quick after the first time), so
-// the tests never run a stale wasm/simwasm/sim.wasm.
+// the tests never run a stale wasm/simwasm/module/sim.wasm.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	os.Exit(run(m))

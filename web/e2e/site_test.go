@@ -42,7 +42,7 @@ func siteServer(t *testing.T) *httptest.Server {
 	t.Cleanup(func() { st.Close() })
 	// Rooms open to anyone: the classroom test creates one without a
 	// teacher key (normgym serve asks for one unless --open-rooms).
-	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(simtest.Runtime(t)), Web: builtSite(t), OpenRooms: true})
+	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(simtest.Runtime(t)), Web: os.DirFS(builtSite(t)), OpenRooms: true})
 	if err != nil {
 		t.Fatal(err)
 	}

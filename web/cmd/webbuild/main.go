@@ -24,6 +24,9 @@ func main() {
 	flag.Parse()
 	root, err := site.FindRoot(".")
 	if err == nil {
+		err = simwasm.Err()
+	}
+	if err == nil {
 		_, err = site.Build(context.Background(), site.Options{Out: *out, Root: root, Sim: simwasm.Bytes(), Log: os.Stderr})
 	}
 	if err != nil {

@@ -27,6 +27,9 @@ var (
 func Runtime(tb testing.TB) *host.Runtime {
 	tb.Helper()
 	once.Do(func() {
+		if err = simwasm.Err(); err != nil {
+			return
+		}
 		// A compilation cache on disk saves ~1.5 s per test binary.
 		cache := filepath.Join(os.TempDir(), "normgym-web-wazero-cache")
 		rt, err = host.New(context.Background(), simwasm.Bytes(), host.Options{MaxInstances: 1, CacheDir: cache})
