@@ -2,117 +2,154 @@
 
 package main
 
-import "syscall/js"
+import (
+	"syscall/js"
 
-// The few DOM calls the app makes, straight over syscall/js. A DOM
-// binding library (honnef.co/go/js/dom/v2) was used at first; it wraps
-// every element and event type and cost about 1.2 MB of app.wasm (≈130
-// kB brotli), which the first-visit budget of 2.0 MB could not afford.
+	"honnef.co/go/js/dom/v2"
+)
 
-// element is a DOM element.
-type element struct{ v js.Value }
+// The app's DOM layer is honnef.co/go/js/dom/v2: the window, the
+// document, elements (dom.Element, and the concrete *dom.HTMLInputElement,
+// *dom.HTMLSelectElement, … where a field's value or state is read) and
+// events (dom.Event, *dom.KeyboardEvent). The helpers below cover the few
+// things dom/v2 has no API for; each says so and goes to the element's or
+// event's underlying JS value. What is not the DOM (the sim's bridge,
+// fetch and promises, localStorage, Blob and object URLs, performance
+// marks) is in js.go over syscall/js.
 
-// wrap returns v as an element, or nil for null and undefined.
-func wrap(v js.Value) *element {
-	if v.IsNull() || v.IsUndefined() {
+// focusNoScroll focuses el without scrolling the page. dom/v2 has no API
+// for it: HTMLElement.Focus takes no FocusOptions, and a plain focus()
+// would scroll the page, which only a new screen may do.
+func focusNoScroll(el dom.Element) {
+	opts := js.Global().Get("Object").New()
+	opts.Set("preventScroll", true)
+	el.Underlying().Call("focus", opts)
+}
+
+// insertHTML parses markup into el at where ("afterbegin", "beforeend",
+// …). dom/v2 has no API for Element.insertAdjacentHTML.
+func insertHTML(el dom.Element, where, html string) {
+	el.Underlying().Call("insertAdjacentHTML", where, html)
+}
+
+// scrollNearest scrolls the page as little as shows el. dom/v2 has no
+// API for it: its ScrollIntoView is missing, and the boolean form of
+// scrollIntoView cannot say "nearest".
+func scrollNearest(el dom.Element) {
+	opts := js.Global().Get("Object").New()
+	opts.Set("block", "nearest")
+	el.Underlying().Call("scrollIntoView", opts)
+}
+
+// target is the element an event happened on, or nil when its target is
+// not an element (the document, the window). dom/v2's Event.Target wraps
+// any target as an element, and the element methods of a window would
+// throw; it has no API to tell the two apart, so the check reads the
+// underlying value.
+func target(ev dom.Event) dom.Element {
+	t := ev.Underlying().Get("target")
+	if t.IsNull() || t.IsUndefined() || !t.InstanceOf(js.Global().Get("Element")) {
 		return nil
 	}
-	return &element{v}
+	return ev.Target()
 }
 
-// Underlying is the element's JS value.
-func (e *element) Underlying() js.Value { return e.v }
-
-// SetInnerHTML replaces the element's content with markup.
-func (e *element) SetInnerHTML(h string) { e.v.Set("innerHTML", h) }
-
-// SetAttribute sets an attribute.
-func (e *element) SetAttribute(name, value string) { e.v.Call("setAttribute", name, value) }
-
-// RemoveAttribute removes an attribute.
-func (e *element) RemoveAttribute(name string) { e.v.Call("removeAttribute", name) }
-
-// GetAttribute returns an attribute's value, "" when it is missing.
-func (e *element) GetAttribute(name string) string { return attr(e.v, name) }
-
-// HasAttribute reports whether the element has the attribute.
-func (e *element) HasAttribute(name string) bool { return e.v.Call("hasAttribute", name).Bool() }
-
-// document is the page's document.
-type document struct{ v js.Value }
-
-func (d document) Underlying() js.Value { return d.v }
-
-// GetElementByID returns the element with the id, or nil.
-func (d document) GetElementByID(id string) *element { return wrap(d.v.Call("getElementById", id)) }
-
-// QuerySelector returns the first element matching sel, or nil.
-func (d document) QuerySelector(sel string) *element { return wrap(d.v.Call("querySelector", sel)) }
-
-// QuerySelectorAll returns every element matching sel.
-func (d document) QuerySelectorAll(sel string) []*element {
-	l := d.v.Call("querySelectorAll", sel)
-	out := make([]*element, l.Length())
-	for i := range out {
-		out[i] = &element{l.Index(i)}
+// closest returns the nearest ancestor-or-self of ev's target matching
+// sel, or nil.
+func closest(ev dom.Event, sel string) dom.Element {
+	if t := target(ev); t != nil {
+		return t.Closest(sel)
 	}
-	return out
+	return nil
 }
 
-// AddEventListener calls f for every event of the type. The callback
-// is never released: listeners live as long as the page.
-func (d document) AddEventListener(typ string, f func(event)) { listen(d.v, typ, f) }
+// byPointer reports whether a click came from a pointer (UIEvent.detail
+// counts its clicks) rather than from a key or a script. dom/v2 has no
+// API for UIEvent.detail.
+func byPointer(ev dom.Event) bool { return ev.Underlying().Get("detail").Int() > 0 }
 
-// event is a DOM event (a KeyboardEvent for key events).
-type event struct{ v js.Value }
+// setReturnValue sets a beforeunload event's returnValue, which older
+// browsers need to ask before leaving. dom/v2's BeforeUnloadEvent has no
+// API for it.
+func setReturnValue(ev dom.Event) { ev.Underlying().Set("returnValue", "") }
 
-func (e event) Underlying() js.Value { return e.v }
-
-// PreventDefault cancels the browser's default action.
-func (e event) PreventDefault() { e.v.Call("preventDefault") }
-
-// Key is KeyboardEvent.key.
-func (e event) Key() string { return str(e.v.Get("key")) }
-
-// Repeat reports an auto-repeated key press (KeyboardEvent.repeat).
-func (e event) Repeat() bool { return e.v.Get("repeat").Truthy() }
-
-// Modified reports whether Ctrl, Meta or Alt was held.
-func (e event) Modified() bool {
-	return e.v.Get("ctrlKey").Truthy() || e.v.Get("metaKey").Truthy() || e.v.Get("altKey").Truthy()
-}
-
-// listen adds an event listener to a JS object.
-func listen(target js.Value, typ string, f func(event)) {
-	target.Call("addEventListener", typ, js.FuncOf(func(_ js.Value, args []js.Value) any {
-		f(event{args[0]})
-		return nil
-	}))
-}
-
-// str is a JS value as a Go string; "" for null and undefined.
-func str(v js.Value) string {
-	if v.IsNull() || v.IsUndefined() {
-		return ""
+// value is the value of a form control; "" for other elements.
+func value(el dom.Element) string {
+	switch c := el.(type) {
+	case *dom.HTMLInputElement:
+		return c.Value()
+	case *dom.HTMLSelectElement:
+		return c.Value()
+	case *dom.HTMLTextAreaElement:
+		return c.Value()
 	}
-	return v.String()
+	return ""
 }
 
-// timer is a running setInterval.
+// setValue sets the value of a form control.
+func setValue(el dom.Element, v string) {
+	switch c := el.(type) {
+	case *dom.HTMLInputElement:
+		c.SetValue(v)
+	case *dom.HTMLSelectElement:
+		c.SetValue(v)
+	case *dom.HTMLTextAreaElement:
+		c.SetValue(v)
+	}
+}
+
+// checked reports whether el is a checked checkbox or radio button.
+func checked(el dom.Element) bool {
+	c, ok := el.(*dom.HTMLInputElement)
+	return ok && c.Checked()
+}
+
+// check checks a checkbox or radio button.
+func check(el dom.Element) {
+	if c, ok := el.(*dom.HTMLInputElement); ok {
+		c.SetChecked(true)
+	}
+}
+
+// disabled reports whether el is a disabled control.
+func disabled(el dom.Element) bool {
+	switch c := el.(type) {
+	case *dom.HTMLButtonElement:
+		return c.Disabled()
+	case *dom.HTMLInputElement:
+		return c.Disabled()
+	case *dom.HTMLSelectElement:
+		return c.Disabled()
+	}
+	return false
+}
+
+// setDisabled enables or disables a button.
+func setDisabled(el dom.Element, v bool) {
+	if b, ok := el.(*dom.HTMLButtonElement); ok {
+		b.SetDisabled(v)
+	}
+}
+
+// timer is a running setInterval. dom/v2's Window.SetInterval never
+// releases its callback (its own TODO); a replay restarts its timer at
+// every pause and change of speed, so the timer is made here, where
+// stop can release it.
 type timer struct {
-	id int
-	f  js.Func
+	win dom.Window
+	id  int
+	f   js.Func
 }
 
 // every calls f every ms milliseconds until stopped.
-func every(ms int, f func()) *timer {
-	t := &timer{f: js.FuncOf(func(js.Value, []js.Value) any { f(); return nil })}
+func every(win dom.Window, ms int, f func()) *timer {
+	t := &timer{win: win, f: js.FuncOf(func(js.Value, []js.Value) any { f(); return nil })}
 	t.id = js.Global().Call("setInterval", t.f, ms).Int()
 	return t
 }
 
 // stop clears the interval and releases its callback.
 func (t *timer) stop() {
-	js.Global().Call("clearInterval", t.id)
+	t.win.ClearInterval(t.id)
 	t.f.Release()
 }
