@@ -6,8 +6,6 @@ import (
 	"errors"
 	"syscall/js"
 
-	"honnef.co/go/js/dom/v2"
-
 	"github.com/normgym/normgym/web/internal/chat"
 )
 
@@ -124,14 +122,11 @@ func (a *app) download(name, mime string, data []byte) {
 	js.CopyBytesToJS(arr, data)
 	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": mime})
 	url := js.Global().Get("URL").Call("createObjectURL", blob).String()
-	link, ok := a.doc.CreateElement("a").(dom.HTMLElement)
-	if !ok {
-		return
-	}
+	link := element(a.doc.CreateElement("a"))
 	link.SetAttribute("href", url)
 	link.SetAttribute("download", name)
 	link.Style().SetProperty("display", "none", "")
-	a.doc.Body().AppendChild(link)
+	element(a.doc.Body()).AppendChild(link)
 	link.Click()
 	link.Remove()
 	a.win.SetTimeout(func() { js.Global().Get("URL").Call("revokeObjectURL", url) }, 10000)

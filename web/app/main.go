@@ -17,8 +17,11 @@ import (
 // app is the page's state. Everything runs on the browser's one thread:
 // event callbacks and the model loop's goroutine take turns.
 type app struct {
-	win    dom.Window
-	doc    dom.HTMLDocument
+	win dom.Window
+	doc dom.HTMLDocument
+	// root is the document's element (<html>), through which the app
+	// queries by selector (see dom_js.go).
+	root   *dom.BasicHTMLElement
 	client *ui.Client
 	info   ui.Info
 	norms  []ui.Norm
@@ -56,6 +59,7 @@ func (a *app) resetFeed() {
 func main() {
 	a := &app{win: dom.GetWindow()}
 	a.doc = a.win.Document().(dom.HTMLDocument)
+	a.root = element(a.doc.DocumentElement())
 	bridge := js.Global().Get("normgymSim")
 	a.client = ui.NewClient(jsSim{bridge}, bridge.Get("sha256").String())
 	info, err := a.client.Info()
@@ -65,10 +69,10 @@ func main() {
 	}
 	a.info = info
 	if a.site = detectSite(a.win); a.site != nil {
-		if tabs := a.doc.QuerySelector(".tabs"); tabs != nil {
+		if tabs := a.query(".tabs"); tabs != nil {
 			insertHTML(tabs, "beforeend", `<a href="/leaderboard" class="lb-link">Leaderboard</a>`)
 		}
-		a.doc.DocumentElement().SetAttribute("data-site", "1")
+		a.root.SetAttribute("data-site", "1")
 	}
 	// Listeners live as long as the page: their js.Funcs are never released.
 	a.doc.AddEventListener("click", false, a.onClick)
@@ -81,11 +85,14 @@ func main() {
 	a.byID("boot").Remove()
 	a.navigate(ui.ParseRoute(a.hash()))
 	js.Global().Get("performance").Call("mark", "normgym-interactive") // not the DOM
-	a.doc.DocumentElement().SetAttribute("data-ready", "1")
+	a.root.SetAttribute("data-ready", "1")
 	select {}
 }
 
-func (a *app) byID(id string) dom.Element { return a.doc.GetElementByID(id) }
+func (a *app) byID(id string) *dom.BasicHTMLElement { return element(a.doc.GetElementByID(id)) }
+
+// query returns the first element matching sel, or nil.
+func (a *app) query(sel string) *dom.BasicHTMLElement { return element(a.root.QuerySelector(sel)) }
 
 func (a *app) set(id, html string) {
 	if el := a.byID(id); el != nil {
@@ -94,7 +101,7 @@ func (a *app) set(id, html string) {
 }
 
 func (a *app) focus(sel string) {
-	if el := a.doc.QuerySelector(sel); el != nil {
+	if el := a.query(sel); el != nil {
 		focusNoScroll(el)
 	}
 }
@@ -112,7 +119,7 @@ func (a *app) fitPlay() {
 	if w.InnerWidth() > 760 {
 		return
 	}
-	m, b, pad := a.byID("map"), a.byID("status"), a.doc.QuerySelector(".ctl")
+	m, b, pad := a.byID("map"), a.byID("status"), a.query(".ctl")
 	if m == nil || b == nil || pad == nil {
 		return
 	}
@@ -130,7 +137,7 @@ func (a *app) setHash(r ui.Route) { a.win.History().ReplaceState(nil, "", r.Stri
 
 // data sets a data- attribute of the body (body.dataset): where the page
 // stands, for tests and styles.
-func (a *app) data(name, value string) { a.doc.Body().SetAttribute("data-"+name, value) }
+func (a *app) data(name, value string) { element(a.doc.Body()).SetAttribute("data-"+name, value) }
 
 // stage tells tests and styles where the page stands.
 func (a *app) stage(s string) { a.data("stage", s) }
@@ -212,7 +219,8 @@ func (a *app) navigate(r ui.Route) {
 
 // markTab marks the current mode's tab.
 func (a *app) markTab() {
-	for _, el := range a.doc.QuerySelectorAll(".tabs a[data-mode]") {
+	for _, e := range a.root.QuerySelectorAll(".tabs a[data-mode]") {
+		el := element(e)
 		if el.GetAttribute("data-mode") == a.mode {
 			el.SetAttribute("aria-current", "page")
 		} else {
@@ -250,7 +258,7 @@ func (a *app) midVisit() bool {
 // onLeave asks before the page is left mid-visit.
 func (a *app) onLeave(ev dom.Event) {
 	if a.midVisit() || (a.model != nil && a.model.running) {
-		ev.PreventDefault()
+		preventDefault(ev)
 		setReturnValue(ev)
 	}
 }
@@ -326,7 +334,7 @@ func (a *app) drawGrid(m ui.Marks) {
 }
 
 // showWhere marks the tile of a sanction from the feed on today's map.
-func (a *app) showWhere(el dom.Element) {
+func (a *app) showWhere(el *dom.BasicHTMLElement) {
 	x, errX := strconv.Atoi(el.GetAttribute("data-x"))
 	y, errY := strconv.Atoi(el.GetAttribute("data-y"))
 	day, _ := strconv.Atoi(el.GetAttribute("data-day"))
@@ -397,7 +405,7 @@ func (a *app) downloadRecord(rec *ui.Record) {
 
 func (a *app) onClick(ev dom.Event) {
 	if tab := closest(ev, ".tabs a[data-mode]"); tab != nil {
-		ev.PreventDefault()
+		preventDefault(ev)
 		r := a.route
 		r.Mode = tab.GetAttribute("data-mode")
 		a.go_(r)
@@ -421,12 +429,12 @@ func (a *app) onClick(ev dom.Event) {
 		}
 		return
 	case "p-random", "p-suite", "p-custom":
-		ev.PreventDefault()
+		preventDefault(ev)
 		a.pickerAction(act)
 		return
 	case "where":
 		a.showWhere(el)
-		if byPointer(ev) && a.doc.GetElementByID("map") != nil {
+		if byPointer(ev) && a.byID("map") != nil {
 			a.focus("#map") // a click: the keys stay the game's
 		}
 		return
@@ -453,7 +461,7 @@ func focusOf(ev dom.Event) ui.Focus {
 	}
 	tag := t.TagName()
 	typ := ""
-	if in, ok := t.(*dom.HTMLInputElement); ok {
+	if in := input(t); in != nil {
 		typ = in.Type()
 	}
 	id := t.ID()
@@ -498,7 +506,7 @@ func (a *app) onKey(e dom.Event) {
 }
 
 func (a *app) onSubmit(ev dom.Event) {
-	ev.PreventDefault()
+	preventDefault(ev)
 	t := target(ev)
 	if t == nil {
 		return
@@ -532,8 +540,8 @@ func (a *app) onChange(ev dom.Event) {
 			a.watch.retime(a)
 		}
 	case "p-suite":
-		sel, ok := t.(*dom.HTMLSelectElement)
-		if n := a.byID("p-n"); n != nil && ok {
+		sel := selectElement(t)
+		if n := a.byID("p-n"); n != nil && sel != nil {
 			if opts := sel.SelectedOptions(); len(opts) > 0 {
 				n.SetAttribute("max", opts[0].GetAttribute("data-visits"))
 			}

@@ -94,11 +94,11 @@ func (a *app) modelClick(act string) {
 }
 
 func (a *app) modelButtons(running bool) {
-	if el := a.byID("m-stop"); el != nil {
-		setDisabled(el, !running)
+	if b := button(a.byID("m-stop")); b != nil {
+		b.SetDisabled(!running)
 	}
-	if el := a.byID("m-resume"); el != nil {
-		setDisabled(el, running)
+	if b := button(a.byID("m-resume")); b != nil {
+		b.SetDisabled(running)
 	}
 }
 
@@ -192,11 +192,11 @@ func (a *app) modelDone() {
 	s := a.model
 	rec := s.runner.Play.Record
 	a.publish(rec)
-	if el := a.byID("m-resume"); el != nil {
-		setDisabled(el, true)
+	if b := button(a.byID("m-resume")); b != nil {
+		b.SetDisabled(true)
 	}
-	if el := a.byID("m-stop"); el != nil {
-		setDisabled(el, true)
+	if b := button(a.byID("m-stop")); b != nil {
+		b.SetDisabled(true)
 	}
 	a.set("m-state", "finished")
 	a.set("visit-label", escape(rec.Visit))

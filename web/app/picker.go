@@ -12,7 +12,7 @@ import (
 // renderPicker shows or hides the visit picker under the header.
 func (a *app) renderPicker(open bool) {
 	el := a.byID("picker")
-	btn := a.doc.QuerySelector(".visit-btn")
+	btn := a.query(".visit-btn")
 	if el == nil {
 		return
 	}

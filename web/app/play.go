@@ -198,7 +198,7 @@ func (a *app) renderResult(others []ui.Outcome) {
 	}
 }
 
-func (a *app) playClick(act string, el dom.Element) {
+func (a *app) playClick(act string, el *dom.BasicHTMLElement) {
 	p := a.play
 	if p == nil {
 		return
@@ -243,8 +243,8 @@ func (a *app) playIntent(in ui.KeyIntent) {
 		p.Begin()
 		a.renderPlay()
 	case in.Choose > 0:
-		if el := a.byID("opt" + strconv.Itoa(in.Choose-1)); el != nil {
-			check(el)
+		if opt := input(a.byID("opt" + strconv.Itoa(in.Choose-1))); opt != nil {
+			opt.SetChecked(true)
 			a.focus("#opt" + strconv.Itoa(in.Choose-1))
 		}
 	case in.Submit:
@@ -286,7 +286,7 @@ func (a *app) submitProbe() {
 	}
 	k := -1
 	for i := range p.Probe.Options {
-		if el := a.byID("opt" + strconv.Itoa(i)); el != nil && checked(el) {
+		if in := input(a.byID("opt" + strconv.Itoa(i))); in != nil && in.Checked() {
 			k = i
 		}
 	}
