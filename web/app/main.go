@@ -133,7 +133,10 @@ func (a *app) fitPlay() {
 func (a *app) hash() string { return a.win.Location().Hash() }
 
 // setHash records the route in the address bar without reloading.
-func (a *app) setHash(r ui.Route) { a.win.History().ReplaceState(nil, "", r.String()) }
+// dom/v2 has no API for it: its Window.History is unimplemented (nil).
+func (a *app) setHash(r ui.Route) {
+	js.Global().Get("history").Call("replaceState", js.Null(), "", r.String())
+}
 
 // data sets a data- attribute of the body (body.dataset): where the page
 // stands, for tests and styles.
