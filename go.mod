@@ -8,6 +8,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/syumai/workers v0.30.2
 	github.com/tetratelabs/wazero v1.12.0
+	honnef.co/go/js/dom/v2 v2.0.0-20231112215516-51f43a291193
 	modernc.org/sqlite v1.62.0
 )
 
@@ -19,7 +20,6 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	honnef.co/go/js/dom/v2 v2.0.0-20231112215516-51f43a291193 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
