@@ -9,6 +9,10 @@ import (
 	"github.com/normgym/normgym/web/internal/chat"
 )
 
+// What the app reaches over syscall/js is not the DOM, and dom/v2 has no
+// API for it: the sim's bridge, fetch and its promises, localStorage,
+// Blob and object URLs. The DOM itself goes through dom/v2 (dom_js.go).
+
 // jsSim is ui.Sim over the page's bridge (boot.js).
 type jsSim struct{ bridge js.Value }
 
@@ -74,6 +78,14 @@ func (fetchPoster) Post(url string, header map[string]string, body []byte) (chat
 	return r, nil
 }
 
+// str is a JS value as a Go string; "" for null and undefined.
+func str(v js.Value) string {
+	if v.IsNull() || v.IsUndefined() {
+		return ""
+	}
+	return v.String()
+}
+
 // storage is the browser's localStorage (it may be missing or refuse,
 // e.g. in private windows: then nothing is kept).
 func storageGet(key string) (v string) {
@@ -102,43 +114,20 @@ func storageSet(key, value string) {
 	ls.Call("setItem", key, value)
 }
 
-// download offers data as a file.
-func download(name, mime string, data []byte) {
-	doc := js.Global().Get("document")
+// download offers data as a file: a link to a Blob's object URL,
+// clicked. The link goes through dom/v2; Blob and object URLs are not
+// the DOM and dom/v2 has no API for them.
+func (a *app) download(name, mime string, data []byte) {
 	arr := js.Global().Get("Uint8Array").New(len(data))
 	js.CopyBytesToJS(arr, data)
 	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": mime})
-	url := js.Global().Get("URL").Call("createObjectURL", blob)
-	a := doc.Call("createElement", "a")
-	a.Set("href", url)
-	a.Set("download", name)
-	a.Get("style").Set("display", "none")
-	doc.Get("body").Call("appendChild", a)
-	a.Call("click")
-	a.Call("remove")
-	js.Global().Call("setTimeout", js.FuncOf(func(js.Value, []js.Value) any {
-		js.Global().Get("URL").Call("revokeObjectURL", url)
-		return nil
-	}), 10000)
-}
-
-// closest returns the nearest ancestor-or-self of ev's target matching
-// sel, or a null value.
-func closest(ev event, sel string) js.Value {
-	t := ev.Underlying().Get("target")
-	if t.IsNull() || t.IsUndefined() || t.Get("closest").IsUndefined() {
-		return js.Null()
-	}
-	return t.Call("closest", sel)
-}
-
-func attr(v js.Value, name string) string {
-	if v.IsNull() || v.IsUndefined() {
-		return ""
-	}
-	a := v.Call("getAttribute", name)
-	if a.IsNull() {
-		return ""
-	}
-	return a.String()
+	url := js.Global().Get("URL").Call("createObjectURL", blob).String()
+	link := element(a.doc.CreateElement("a"))
+	link.SetAttribute("href", url)
+	link.SetAttribute("download", name)
+	link.Style().SetProperty("display", "none", "")
+	element(a.doc.Body()).AppendChild(link)
+	link.Click()
+	link.Remove()
+	a.win.SetTimeout(func() { js.Global().Get("URL").Call("revokeObjectURL", url) }, 10000)
 }

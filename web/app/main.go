@@ -9,13 +9,19 @@ import (
 	"strings"
 	"syscall/js"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
 // app is the page's state. Everything runs on the browser's one thread:
 // event callbacks and the model loop's goroutine take turns.
 type app struct {
-	doc    document
+	win dom.Window
+	doc dom.HTMLDocument
+	// root is the document's element (<html>), through which the app
+	// queries by selector (see dom_js.go).
+	root   *dom.BasicHTMLElement
 	client *ui.Client
 	info   ui.Info
 	norms  []ui.Norm
@@ -51,7 +57,9 @@ func (a *app) resetFeed() {
 }
 
 func main() {
-	a := &app{doc: document{js.Global().Get("document")}}
+	a := &app{win: dom.GetWindow()}
+	a.doc = a.win.Document().(dom.HTMLDocument)
+	a.root = element(a.doc.DocumentElement())
 	bridge := js.Global().Get("normgymSim")
 	a.client = ui.NewClient(jsSim{bridge}, bridge.Get("sha256").String())
 	info, err := a.client.Info()
@@ -60,28 +68,31 @@ func main() {
 		select {}
 	}
 	a.info = info
-	if a.site = detectSite(); a.site != nil {
-		if tabs := a.doc.QuerySelector(".tabs"); tabs != nil {
-			tabs.Underlying().Call("insertAdjacentHTML", "beforeend", `<a href="/leaderboard" class="lb-link">Leaderboard</a>`)
+	if a.site = detectSite(a.win); a.site != nil {
+		if tabs := a.query(".tabs"); tabs != nil {
+			insertHTML(tabs, "beforeend", `<a href="/leaderboard" class="lb-link">Leaderboard</a>`)
 		}
-		a.doc.Underlying().Get("documentElement").Get("dataset").Set("site", "1")
+		a.root.SetAttribute("data-site", "1")
 	}
-	a.doc.AddEventListener("click", a.onClick)
-	a.doc.AddEventListener("keydown", a.onKey)
-	a.doc.AddEventListener("submit", a.onSubmit)
-	a.doc.AddEventListener("input", a.onInput)
-	a.doc.AddEventListener("change", a.onChange)
-	win := js.Global()
-	listen(win, "hashchange", func(event) { a.navigate(ui.ParseRoute(a.hash())) })
-	listen(win, "beforeunload", a.onLeave)
-	a.byID("boot").Underlying().Call("remove")
+	// Listeners live as long as the page: their js.Funcs are never released.
+	a.doc.AddEventListener("click", false, a.onClick)
+	a.doc.AddEventListener("keydown", false, a.onKey)
+	a.doc.AddEventListener("submit", false, a.onSubmit)
+	a.doc.AddEventListener("input", false, a.onInput)
+	a.doc.AddEventListener("change", false, a.onChange)
+	a.win.AddEventListener("hashchange", false, func(dom.Event) { a.navigate(ui.ParseRoute(a.hash())) })
+	a.win.AddEventListener("beforeunload", false, a.onLeave)
+	a.byID("boot").Remove()
 	a.navigate(ui.ParseRoute(a.hash()))
-	js.Global().Get("performance").Call("mark", "normgym-interactive")
-	a.doc.Underlying().Get("documentElement").Get("dataset").Set("ready", "1")
+	js.Global().Get("performance").Call("mark", "normgym-interactive") // not the DOM
+	a.root.SetAttribute("data-ready", "1")
 	select {}
 }
 
-func (a *app) byID(id string) *element { return a.doc.GetElementByID(id) }
+func (a *app) byID(id string) *dom.BasicHTMLElement { return element(a.doc.GetElementByID(id)) }
+
+// query returns the first element matching sel, or nil.
+func (a *app) query(sel string) *dom.BasicHTMLElement { return element(a.root.QuerySelector(sel)) }
 
 func (a *app) set(id, html string) {
 	if el := a.byID(id); el != nil {
@@ -90,17 +101,13 @@ func (a *app) set(id, html string) {
 }
 
 func (a *app) focus(sel string) {
-	el := a.doc.QuerySelector(sel)
-	if el == nil {
-		return
+	if el := a.query(sel); el != nil {
+		focusNoScroll(el)
 	}
-	opts := js.Global().Get("Object").New()
-	opts.Set("preventScroll", true)
-	el.Underlying().Call("focus", opts)
 }
 
 // top scrolls to the top of the page, for a new screen.
-func (a *app) top() { js.Global().Call("scrollTo", 0, 0) }
+func (a *app) top() { a.win.ScrollTo(0, 0) }
 
 // fitPlay scrolls a phone's screen (one column, under 761 px wide) so
 // that the map and the banner under it sit just above the pad, which
@@ -108,30 +115,35 @@ func (a *app) top() { js.Global().Call("scrollTo", 0, 0) }
 // as that takes, and never the top of the map. Wider screens show
 // everything already.
 func (a *app) fitPlay() {
-	w := js.Global()
-	if w.Get("innerWidth").Int() > 760 {
+	w := a.win
+	if w.InnerWidth() > 760 {
 		return
 	}
-	m, b, pad := a.byID("map"), a.byID("status"), a.doc.QuerySelector(".ctl")
+	m, b, pad := a.byID("map"), a.byID("status"), a.query(".ctl")
 	if m == nil || b == nil || pad == nil {
 		return
 	}
-	y := w.Get("scrollY").Float()
-	mapTop := m.Underlying().Call("getBoundingClientRect").Get("top").Float() + y
-	bannerBottom := b.Underlying().Call("getBoundingClientRect").Get("bottom").Float() + y
-	room := w.Get("innerHeight").Float() - pad.Underlying().Call("getBoundingClientRect").Get("height").Float()
-	w.Call("scrollTo", 0, min(mapTop, max(0, bannerBottom-room)))
+	y := float64(w.ScrollY())
+	mapTop := m.GetBoundingClientRect().Top() + y
+	bannerBottom := b.GetBoundingClientRect().Bottom() + y
+	room := float64(w.InnerHeight()) - pad.GetBoundingClientRect().Height()
+	w.ScrollTo(0, int(min(mapTop, max(0, bannerBottom-room))))
 }
 
-func (a *app) hash() string { return js.Global().Get("location").Get("hash").String() }
+func (a *app) hash() string { return a.win.Location().Hash() }
 
 // setHash records the route in the address bar without reloading.
+// dom/v2 has no API for it: its Window.History is unimplemented (nil).
 func (a *app) setHash(r ui.Route) {
 	js.Global().Get("history").Call("replaceState", js.Null(), "", r.String())
 }
 
+// data sets a data- attribute of the body (body.dataset): where the page
+// stands, for tests and styles.
+func (a *app) data(name, value string) { element(a.doc.Body()).SetAttribute("data-"+name, value) }
+
 // stage tells tests and styles where the page stands.
-func (a *app) stage(s string) { a.doc.Underlying().Get("body").Get("dataset").Set("stage", s) }
+func (a *app) stage(s string) { a.data("stage", s) }
 
 func (a *app) fatal(msg string) {
 	box := a.byID("boot")
@@ -210,7 +222,8 @@ func (a *app) navigate(r ui.Route) {
 
 // markTab marks the current mode's tab.
 func (a *app) markTab() {
-	for _, el := range a.doc.QuerySelectorAll(".tabs a[data-mode]") {
+	for _, e := range a.root.QuerySelectorAll(".tabs a[data-mode]") {
+		el := element(e)
 		if el.GetAttribute("data-mode") == a.mode {
 			el.SetAttribute("aria-current", "page")
 		} else {
@@ -246,10 +259,10 @@ func (a *app) midVisit() bool {
 }
 
 // onLeave asks before the page is left mid-visit.
-func (a *app) onLeave(ev event) {
+func (a *app) onLeave(ev dom.Event) {
 	if a.midVisit() || (a.model != nil && a.model.running) {
-		ev.PreventDefault()
-		ev.Underlying().Set("returnValue", "")
+		preventDefault(ev)
+		setReturnValue(ev)
 	}
 }
 
@@ -260,7 +273,7 @@ func (a *app) go_(r ui.Route) {
 		a.navigate(r)
 		return
 	}
-	js.Global().Get("location").Set("hash", s)
+	a.win.Location().SetHash(s)
 }
 
 // renderGame draws the layout of a visit for the mode, with the legend.
@@ -293,8 +306,8 @@ func (a *app) showObs(r ui.StepResponse) {
 		status = a.latest
 	}
 	a.set("status", escape(status))
-	a.doc.Underlying().Get("body").Get("dataset").Set("step", o.Frame.Step)
-	a.doc.Underlying().Get("body").Get("dataset").Set("day", o.Day)
+	a.data("step", strconv.Itoa(o.Frame.Step))
+	a.data("day", strconv.Itoa(o.Day))
 }
 
 // who names the newcomer in the feed: "" when the player is the
@@ -324,10 +337,10 @@ func (a *app) drawGrid(m ui.Marks) {
 }
 
 // showWhere marks the tile of a sanction from the feed on today's map.
-func (a *app) showWhere(el js.Value) {
-	x, errX := strconv.Atoi(attr(el, "data-x"))
-	y, errY := strconv.Atoi(attr(el, "data-y"))
-	day, _ := strconv.Atoi(attr(el, "data-day"))
+func (a *app) showWhere(el *dom.BasicHTMLElement) {
+	x, errX := strconv.Atoi(el.GetAttribute("data-x"))
+	y, errY := strconv.Atoi(el.GetAttribute("data-y"))
+	day, _ := strconv.Atoi(el.GetAttribute("data-day"))
 	if errX != nil || errY != nil || a.shown == nil {
 		return
 	}
@@ -354,7 +367,7 @@ func (a *app) addEvents(evs []ui.Event, f *ui.Frame) {
 		h := ui.FeedItemHTML(ev, f, a.who())
 		a.feed = append(a.feed, h)
 		if feed != nil {
-			feed.Underlying().Call("insertAdjacentHTML", "afterbegin", h)
+			insertHTML(feed, "afterbegin", h)
 		}
 	}
 }
@@ -377,7 +390,7 @@ func (a *app) publish(rec *ui.Record) []byte {
 	if err != nil {
 		return nil
 	}
-	js.Global().Set("normgymLastRecord", string(b))
+	js.Global().Set("normgymLastRecord", string(b)) // not the DOM
 	return append(b, '\n')
 }
 
@@ -390,25 +403,25 @@ func (a *app) downloadRecord(rec *ui.Record) {
 	if len(h) > 8 {
 		h = h[:8]
 	}
-	download("normgym-"+rec.World+"-"+rec.Condition+"-"+rec.Client+"-"+h+".json", "application/json", b)
+	a.download("normgym-"+rec.World+"-"+rec.Condition+"-"+rec.Client+"-"+h+".json", "application/json", b)
 }
 
-func (a *app) onClick(ev event) {
-	if tab := closest(ev, ".tabs a[data-mode]"); !tab.IsNull() {
-		ev.PreventDefault()
+func (a *app) onClick(ev dom.Event) {
+	if tab := closest(ev, ".tabs a[data-mode]"); tab != nil {
+		preventDefault(ev)
 		r := a.route
-		r.Mode = attr(tab, "data-mode")
+		r.Mode = tab.GetAttribute("data-mode")
 		a.go_(r)
 		return
 	}
 	el := closest(ev, "[data-act]")
-	if el.IsNull() || el.Get("disabled").Truthy() {
+	if el == nil || disabled(el) {
 		return
 	}
-	act := attr(el, "data-act")
+	act := el.GetAttribute("data-act")
 	switch act {
 	case "picker":
-		a.renderPicker(attr(el, "aria-expanded") != "true")
+		a.renderPicker(el.GetAttribute("aria-expanded") != "true")
 		return
 	case "random":
 		a.go_(ui.Route{Mode: a.mode, Room: a.route.Room})
@@ -419,12 +432,12 @@ func (a *app) onClick(ev event) {
 		}
 		return
 	case "p-random", "p-suite", "p-custom":
-		ev.PreventDefault()
+		preventDefault(ev)
 		a.pickerAction(act)
 		return
 	case "where":
 		a.showWhere(el)
-		if ev.Underlying().Get("detail").Int() > 0 && a.doc.GetElementByID("map") != nil {
+		if byPointer(ev) && a.byID("map") != nil {
 			a.focus("#map") // a click: the keys stay the game's
 		}
 		return
@@ -432,7 +445,7 @@ func (a *app) onClick(ev event) {
 	switch a.mode {
 	case ui.ModePlay:
 		a.playClick(act, el)
-		if pointer := ev.Underlying().Get("detail").Int() > 0; pointer && a.play != nil && a.play.Stage == ui.StagePlay {
+		if byPointer(ev) && a.play != nil && a.play.Stage == ui.StagePlay {
 			// A tap or click on the pad gives the keys back to the map.
 			a.focus("#map")
 		}
@@ -444,23 +457,27 @@ func (a *app) onClick(ev event) {
 }
 
 // focusOf classifies where a key event's target is.
-func focusOf(ev event) ui.Focus {
-	t := ev.Underlying().Get("target")
-	if t.IsNull() || t.IsUndefined() || t.Get("tagName").IsUndefined() {
+func focusOf(ev dom.Event) ui.Focus {
+	t := target(ev)
+	if t == nil {
 		return ui.FocusNone
 	}
-	tag := t.Get("tagName").String()
+	tag := t.TagName()
 	typ := ""
-	if tag == "INPUT" {
-		typ = str(t.Get("type"))
+	if in := input(t); in != nil {
+		typ = in.Type()
 	}
-	id := str(t.Get("id"))
-	inPad := !t.Call("closest", ".controls").IsNull()
-	isMap := id == "map" || id == "main" || !t.Call("closest", "#map").IsNull()
+	id := t.ID()
+	inPad := t.Closest(".controls") != nil
+	isMap := id == "map" || id == "main" || t.Closest("#map") != nil
 	return ui.FocusOf(tag, typ, inPad, isMap)
 }
 
-func (a *app) onKey(ev event) {
+func (a *app) onKey(e dom.Event) {
+	ev, ok := e.(*dom.KeyboardEvent)
+	if !ok {
+		return // a script's plain Event("keydown"): no key to read
+	}
 	if ev.Key() == "Escape" {
 		if el := a.byID("picker"); el != nil && !el.HasAttribute("hidden") {
 			a.renderPicker(false)
@@ -468,7 +485,7 @@ func (a *app) onKey(ev event) {
 			return
 		}
 	}
-	k := ui.KeyPress{Key: ev.Key(), Repeat: ev.Repeat(), Modified: ev.Modified(), Focus: focusOf(ev)}
+	k := ui.KeyPress{Key: ev.Key(), Repeat: ev.Repeat(), Modified: ev.CtrlKey() || ev.MetaKey() || ev.AltKey(), Focus: focusOf(ev)}
 	switch {
 	case a.mode == ui.ModePlay && a.play != nil:
 		in := ui.Intent(a.play.Stage, k)
@@ -491,9 +508,13 @@ func (a *app) onKey(ev event) {
 	}
 }
 
-func (a *app) onSubmit(ev event) {
-	ev.PreventDefault()
-	switch ev.Underlying().Get("target").Get("id").String() {
+func (a *app) onSubmit(ev dom.Event) {
+	preventDefault(ev)
+	t := target(ev)
+	if t == nil {
+		return
+	}
+	switch t.ID() {
 	case "probe-form":
 		a.submitProbe()
 	case "model-form":
@@ -501,27 +522,32 @@ func (a *app) onSubmit(ev event) {
 	}
 }
 
-func (a *app) onInput(ev event) {
-	t := ev.Underlying().Get("target")
-	if t.Get("id").String() == "confidence" {
-		a.set("conf-out", t.Get("value").String()+"%")
+func (a *app) onInput(ev dom.Event) {
+	if t := target(ev); t != nil && t.ID() == "confidence" {
+		a.set("conf-out", value(t)+"%")
 	}
 }
 
-func (a *app) onChange(ev event) {
-	t := ev.Underlying().Get("target")
-	switch t.Get("id").String() {
+func (a *app) onChange(ev dom.Event) {
+	t := target(ev)
+	if t == nil {
+		return
+	}
+	switch t.ID() {
 	case "w-agent":
 		r := a.route
-		r.Agent = t.Get("value").String()
+		r.Agent = value(t)
 		a.go_(r)
 	case "w-speed":
 		if a.watch != nil {
 			a.watch.retime(a)
 		}
 	case "p-suite":
-		if n := a.byID("p-n"); n != nil {
-			n.SetAttribute("max", attr(t.Get("selectedOptions").Index(0), "data-visits"))
+		sel := selectElement(t)
+		if n := a.byID("p-n"); n != nil && sel != nil {
+			if opts := sel.SelectedOptions(); len(opts) > 0 {
+				n.SetAttribute("max", opts[0].GetAttribute("data-visits"))
+			}
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"syscall/js"
 	"time"
 
 	"github.com/normgym/normgym/web/internal/chat"
@@ -74,7 +73,7 @@ func (a *app) modelClick(act string) {
 	case "m-forget":
 		storageSet(keyKey, "")
 		if el := a.byID("m-key"); el != nil {
-			el.Underlying().Set("value", "")
+			setValue(el, "")
 		}
 		a.set("m-key-note", "Forgotten: no key is stored in this browser.")
 	case "m-stop":
@@ -95,11 +94,11 @@ func (a *app) modelClick(act string) {
 }
 
 func (a *app) modelButtons(running bool) {
-	if el := a.byID("m-stop"); el != nil {
-		el.Underlying().Set("disabled", !running)
+	if b := button(a.byID("m-stop")); b != nil {
+		b.SetDisabled(!running)
 	}
-	if el := a.byID("m-resume"); el != nil {
-		el.Underlying().Set("disabled", running)
+	if b := button(a.byID("m-resume")); b != nil {
+		b.SetDisabled(running)
 	}
 }
 
@@ -138,7 +137,7 @@ func (a *app) resume() {
 			a.set("m-error", "")
 			a.set("m-state", "running")
 			if tr := a.byID("transcript"); tr != nil {
-				tr.Underlying().Call("insertAdjacentHTML", "afterbegin", chat.TurnHTML(t))
+				insertHTML(tr, "afterbegin", chat.TurnHTML(t))
 			}
 			if t.Kind == "step" {
 				a.showObs(r.Play.Last)
@@ -179,12 +178,12 @@ func (a *app) modelError(s *modelState, err error) {
 	a.modelButtons(false)
 	msg := escape(ui.Title(err.Error())) + `. The run is paused at this step: press <b>Resume</b> to try it again.`
 	if e, ok := err.(*chat.EndpointError); ok && e.Status == 0 {
-		msg = chat.ExplainNoAnswer(s.runner.Config.BaseURL, js.Global().Get("location").Get("origin").String(), e.Message)
+		msg = chat.ExplainNoAnswer(s.runner.Config.BaseURL, a.win.Location().Origin(), e.Message)
 	}
 	a.set("m-error", msg)
 	a.set("m-state", "paused after an error")
 	if el := a.byID("m-error"); el != nil {
-		el.Underlying().Call("scrollIntoView", map[string]any{"block": "nearest"})
+		scrollNearest(el)
 	}
 	a.stage("model-error")
 }
@@ -193,11 +192,11 @@ func (a *app) modelDone() {
 	s := a.model
 	rec := s.runner.Play.Record
 	a.publish(rec)
-	if el := a.byID("m-resume"); el != nil {
-		el.Underlying().Set("disabled", true)
+	if b := button(a.byID("m-resume")); b != nil {
+		b.SetDisabled(true)
 	}
-	if el := a.byID("m-stop"); el != nil {
-		el.Underlying().Set("disabled", true)
+	if b := button(a.byID("m-stop")); b != nil {
+		b.SetDisabled(true)
 	}
 	a.set("m-state", "finished")
 	a.set("visit-label", escape(rec.Visit))

@@ -12,7 +12,7 @@ import (
 // renderPicker shows or hides the visit picker under the header.
 func (a *app) renderPicker(open bool) {
 	el := a.byID("picker")
-	btn := a.doc.QuerySelector(".visit-btn")
+	btn := a.query(".visit-btn")
 	if el == nil {
 		return
 	}
@@ -33,7 +33,7 @@ func (a *app) renderPicker(open bool) {
 
 func (a *app) value(id string) string {
 	if el := a.byID(id); el != nil {
-		return el.Underlying().Get("value").String()
+		return value(el)
 	}
 	return ""
 }
@@ -45,7 +45,7 @@ func (a *app) pickerAction(act string) {
 		for _, s := range a.info.Suites {
 			if s.Name == suite && s.Visits > 0 {
 				if el := a.byID("p-n"); el != nil {
-					el.Underlying().Set("value", strconv.Itoa(1+rand.IntN(s.Visits)))
+					setValue(el, strconv.Itoa(1+rand.IntN(s.Visits)))
 				}
 			}
 		}

@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"syscall/js"
 	"time"
+
+	"honnef.co/go/js/dom/v2"
 
 	"github.com/normgym/normgym/web/internal/ui"
 )
@@ -188,7 +189,7 @@ func (a *app) renderResult(others []ui.Outcome) {
 		if i := strings.Index(h, "</h2>"); i >= 0 {
 			h = h[:i+5] + ui.SubmitHTML(a.site.submit, a.site.submitMsg) + h[i+5:]
 		}
-		a.doc.Underlying().Get("body").Get("dataset").Set("submit", a.site.submit)
+		a.data("submit", a.site.submit)
 	}
 	a.set("screen", h)
 	a.set("visit-label", escape(rec.Visit))
@@ -197,7 +198,7 @@ func (a *app) renderResult(others []ui.Outcome) {
 	}
 }
 
-func (a *app) playClick(act string, el js.Value) {
+func (a *app) playClick(act string, el *dom.BasicHTMLElement) {
 	p := a.play
 	if p == nil {
 		return
@@ -222,7 +223,7 @@ func (a *app) playClick(act string, el js.Value) {
 	case "watch-this":
 		a.go_(ui.Route{Mode: ui.ModeWatch, Visit: p.Record.Visit, Agent: "observer"})
 	case "give":
-		m, _ := strconv.Atoi(attr(el, "data-member"))
+		m, _ := strconv.Atoi(el.GetAttribute("data-member"))
 		a.command(ui.Command{Action: "give", Member: m})
 	case "north", "south", "east", "west", "wait", "pick", "drop", "use", "bow":
 		a.command(ui.Command{Action: act})
@@ -242,8 +243,8 @@ func (a *app) playIntent(in ui.KeyIntent) {
 		p.Begin()
 		a.renderPlay()
 	case in.Choose > 0:
-		if el := a.byID("opt" + strconv.Itoa(in.Choose-1)); el != nil {
-			el.Underlying().Set("checked", true)
+		if opt := input(a.byID("opt" + strconv.Itoa(in.Choose-1))); opt != nil {
+			opt.SetChecked(true)
 			a.focus("#opt" + strconv.Itoa(in.Choose-1))
 		}
 	case in.Submit:
@@ -285,7 +286,7 @@ func (a *app) submitProbe() {
 	}
 	k := -1
 	for i := range p.Probe.Options {
-		if el := a.byID("opt" + strconv.Itoa(i)); el != nil && el.Underlying().Get("checked").Bool() {
+		if in := input(a.byID("opt" + strconv.Itoa(i))); in != nil && in.Checked() {
 			k = i
 		}
 	}
@@ -295,7 +296,7 @@ func (a *app) submitProbe() {
 	}
 	conf := 0.5
 	if el := a.byID("confidence"); el != nil {
-		if v, err := strconv.Atoi(el.Underlying().Get("value").String()); err == nil {
+		if v, err := strconv.Atoi(value(el)); err == nil {
 			conf = float64(v) / 100
 		}
 	}

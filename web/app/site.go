@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"syscall/js"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
@@ -34,8 +36,8 @@ type siteState struct {
 
 // detectSite asks the page's origin for /api/consent. It blocks: call it
 // from main, not from an event callback.
-func detectSite() *siteState {
-	if p := js.Global().Get("location").Get("protocol").String(); p != "http:" && p != "https:" {
+func detectSite(win dom.Window) *siteState {
+	if p := win.Location().Protocol(); p != "http:" && p != "https:" {
 		return nil
 	}
 	status, body, err := fetchText("GET", "/api/consent", nil)
@@ -51,7 +53,7 @@ func detectSite() *siteState {
 		s.participant = ui.RandomID(24, rand.IntN)
 		storageSet(keyParticipant, s.participant)
 	}
-	js.Global().Set("normgymParticipant", s.participant)
+	js.Global().Set("normgymParticipant", s.participant) // not the DOM
 	return s
 }
 
@@ -179,9 +181,9 @@ func (a *app) showSubmit(p *ui.Play, state, msg string) {
 		return // a leftover from an earlier page, or another visit on screen
 	}
 	a.site.submit, a.site.submitMsg = state, msg
-	a.doc.Underlying().Get("body").Get("dataset").Set("submit", state)
+	a.data("submit", state)
 	if el := a.byID("submit-status"); el != nil {
-		el.Underlying().Set("outerHTML", ui.SubmitHTML(state, msg))
+		el.SetOuterHTML(ui.SubmitHTML(state, msg))
 	}
 }
 

@@ -53,7 +53,7 @@ func (s *watchState) pause(a *app) {
 
 func (s *watchState) speed(a *app) int {
 	if el := a.byID("w-speed"); el != nil {
-		if n, err := strconv.Atoi(el.Underlying().Get("value").String()); err == nil && n > 0 {
+		if n, err := strconv.Atoi(value(el)); err == nil && n > 0 {
 			return n
 		}
 	}
@@ -66,7 +66,7 @@ func (s *watchState) start(a *app) {
 		el.SetAttribute("aria-pressed", "true")
 		el.SetInnerHTML("❚❚ Pause")
 	}
-	s.timer = every(1000/s.speed(a), a.watchStep)
+	s.timer = every(a.win, 1000/s.speed(a), a.watchStep)
 }
 
 // retime applies a new speed to a running replay.

@@ -290,6 +290,18 @@ func readWasmExec(ctx context.Context, goCmd string) ([]byte, error) {
 	return nil, fmt.Errorf("site: wasm_exec.js not found under %s", root)
 }
 
+// appFlags are the go build flags of app.wasm (GOOS=js GOARCH=wasm), all
+// for the first visit's weight (web/RATIONALE.md, "Weight"): no paths
+// (-trimpath), no symbol table or DWARF (-s -w: the UI module's names
+// appear in no trace; sim.wasm keeps them), and no inlining outside the
+// runtime (-l; the runtime keeps its own for allocation and maps), which
+// makes the module larger raw but smaller with brotli, chiefly by
+// dropping the inlining tables, at about 1.6 times the CPU in the UI's
+// own code (decoding a step and drawing it).
+func appFlags() []string {
+	return []string{"-trimpath", "-ldflags=-s -w", "-gcflags=all=-l", "-gcflags=runtime="}
+}
+
 func buildApp(ctx context.Context, opt Options) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "normgym-app-")
 	if err != nil {
@@ -297,7 +309,7 @@ func buildApp(ctx context.Context, opt Options) ([]byte, error) {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "app.wasm")
-	cmd := exec.CommandContext(ctx, opt.Go, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./web/app")
+	cmd := exec.CommandContext(ctx, opt.Go, append([]string{"build"}, append(appFlags(), "-o", out, "./web/app")...)...)
 	cmd.Dir = opt.Root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	var stderr bytes.Buffer
