@@ -35,11 +35,10 @@ func cmdDemos(e *env) error {
 			"(see sim/prompt/PROMPTS.md).\n"+
 			"Agents: "+strings.Join(agents.Names(), ", ")+" (observer and oracle are the useful teachers).")
 	agent := fs.String("agent", "observer", "baseline whose visits to write")
-	suiteName := fs.String("suite", "train", "suite to run (see normgym suites)")
+	sel := addVisitFlags(fs, "train", "write")
 	out := fs.String("out", "", "write to this file instead of standard output")
 	variantName := fs.String("prompt", string(prompt.Plain), "prompt variant: plain or norm-aware (reflect needs the model's own notes)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "visits run at once")
-	limit := fs.Int("limit", 0, "write only the first N visits of the suite (0: all)")
 	pos, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -60,13 +59,9 @@ func cmdDemos(e *env) error {
 	if *parallel < 1 {
 		return usageError("--parallel must be at least 1")
 	}
-	suite, err := sim.LookupSuite(*suiteName)
+	_, visits, err := sel.resolve()
 	if err != nil {
-		return usageError("%v", err)
-	}
-	visits := suite.Visits
-	if *limit > 0 && *limit < len(visits) {
-		visits = visits[:*limit]
+		return err
 	}
 	w := e.stdout
 	if *out != "" {

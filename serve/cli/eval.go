@@ -45,13 +45,12 @@ func cmdEval(e *env) error {
 	model := fs.String("model", "", "model name sent to the endpoint; also the records' agent name (required)")
 	baseURL := fs.String("base-url", "", "endpoint base URL, e.g. http://localhost:8000/v1 or https://api.openai.com/v1 (required)")
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (unset or empty: no key is sent)")
-	suiteName := fs.String("suite", "mini", "suite to run (see normgym suites)")
+	sel := addVisitFlags(fs, "mini", "run")
 	variantName := fs.String("prompt", string(prompt.Plain), "prompt variant: plain, norm-aware or reflect")
 	parallel := fs.Int("parallel", 8, "visits run at once")
 	out := fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from")
 	asJSON := fs.Bool("json", false, "print the summary (or the --dry-run estimate) as JSON")
 	submit := fs.String("submit", "", "after the run, submit the records to the NormGym server at this URL")
-	limit := fs.Int("limit", 0, "run only the first N visits of the suite (0: all)")
 	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
 	maxTokens := fs.Int("max-tokens", 1024, "max_tokens per reply (0: not sent)")
 	temperature := fs.Float64("temperature", 0, "sampling temperature (negative: not sent, the endpoint's default)")
@@ -90,13 +89,9 @@ func cmdEval(e *env) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	suite, err := sim.LookupSuite(*suiteName)
+	suite, visits, err := sel.resolve()
 	if err != nil {
-		return usageError("%v", err)
-	}
-	visits := suite.Visits
-	if *limit > 0 && *limit < len(visits) {
-		visits = visits[:*limit]
+		return err
 	}
 	var temp *float64
 	if *temperature >= 0 {
@@ -237,8 +232,8 @@ func cmdEval(e *env) error {
 	if *asJSON {
 		return writeJSON(e.stdout, sum)
 	}
-	fmt.Fprintf(e.stdout, "suite %s@%s · %d visits · sim %s · model %s at %s · prompt %s\n\n",
-		suite.Name, suite.Version, len(visits), short(simSHA), *model, client.Host(), variant)
+	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s · model %s at %s · prompt %s\n\n",
+		suite.Name, suite.Version, describeSelection(suite, len(visits)), short(simSHA), *model, client.Host(), variant)
 	if err := report.Table(e.stdout, []report.Summary{sum.Summary}); err != nil {
 		return err
 	}

@@ -22,14 +22,13 @@ func cmdRun(e *env) error {
 		"Runs baseline newcomers over a suite through the sim.wasm module (or the native core with --native),\n"+
 			"writes one JSON record per visit (--out) and prints a summary table.\n"+
 			"Agents: "+strings.Join(agents.Names(), ", ")+", or all (comma lists work too).")
-	suiteName := fs.String("suite", "mini", "suite to run (see normgym suites)")
+	sel := addVisitFlags(fs, "mini", "run")
 	agentList := fs.String("agent", "all", "baseline(s) to run")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "visits run at once")
 	out := fs.String("out", "", "write records to this JSON Lines file")
 	asJSON := fs.Bool("json", false, "print the summary as JSON (one object per agent; one object when one agent)")
 	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
 	interp := fs.Bool("interpreter", false, "use wazero's interpreter instead of its compiler")
-	limit := fs.Int("limit", 0, "run only the first N visits of the suite (0: all)")
 	submit := fs.String("submit", "", "also submit every record to this NormGym server (its base URL) for verification")
 	pos, err := e.parse(fs)
 	if err != nil {
@@ -38,9 +37,9 @@ func cmdRun(e *env) error {
 	if len(pos) > 0 {
 		return usageError("run takes no arguments, got %q (use --suite and --agent)", pos[0])
 	}
-	suite, err := sim.LookupSuite(*suiteName)
+	suite, visits, err := sel.resolve()
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
 	names, err := agentNames(*agentList)
 	if err != nil {
@@ -51,10 +50,6 @@ func cmdRun(e *env) error {
 	}
 	if *submit != "" && *native {
 		return usageError("--submit needs records from sim.wasm (servers verify with it): drop --native")
-	}
-	visits := suite.Visits
-	if *limit > 0 && *limit < len(visits) {
-		visits = visits[:*limit]
 	}
 	eng, err := openEngine(e.ctx, *native, *interp)
 	if err != nil {
@@ -153,7 +148,7 @@ func cmdRun(e *env) error {
 		}
 		return writeJSON(e.stdout, sums)
 	}
-	fmt.Fprintf(e.stdout, "suite %s@%s · %d visits · sim %s\n\n", suite.Name, suite.Version, len(visits), short(eng.SHA256()))
+	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s\n\n", suite.Name, suite.Version, describeSelection(suite, len(visits)), short(eng.SHA256()))
 	return report.Table(e.stdout, sums)
 }
 

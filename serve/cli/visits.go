@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/sim"
+)
+
+// visitFlags choose the visits a command runs: a suite, narrowed to the
+// ids a file lists and by a filter, then cut to the first N. run, eval and
+// demos share them.
+type visitFlags struct {
+	suite, file, filter *string
+	limit               *int
+}
+
+// addVisitFlags registers --suite, --visits, --filter and --limit on fs;
+// verb says what the command does with a visit ("run", "write").
+func addVisitFlags(fs *flag.FlagSet, defaultSuite, verb string) *visitFlags {
+	return &visitFlags{
+		suite: fs.String("suite", defaultSuite, "suite whose visits to "+verb+" (see normgym suites)"),
+		file: fs.String("visits", "", "file of visit ids, one a line ('#' comments): "+verb+
+			" only these (in the file's order; they must belong to --suite)"),
+		filter: fs.String("filter", "", "keep visits matching every KEY=VALUE[|VALUE…], comma-separated; keys: "+
+			"condition, variant, family, norm, world (e.g. condition=observe|solo,family=place)"),
+		limit: fs.Int("limit", 0, verb+" only the first N of the chosen visits (0: all)"),
+	}
+}
+
+// resolve returns the suite and the visits the flags choose. Errors are
+// usage errors that say what to fix.
+func (v *visitFlags) resolve() (sim.Suite, []string, error) {
+	suite, err := sim.LookupSuite(*v.suite)
+	if err != nil {
+		return sim.Suite{}, nil, usageError("%v", err)
+	}
+	visits := suite.Visits
+	if *v.file != "" {
+		if visits, err = readVisitFile(*v.file, suite); err != nil {
+			return sim.Suite{}, nil, err
+		}
+	}
+	if *v.filter != "" {
+		keep, err := parseVisitFilter(*v.filter)
+		if err != nil {
+			return sim.Suite{}, nil, err
+		}
+		var out []string
+		for _, id := range visits {
+			if keep(id) {
+				out = append(out, id)
+			}
+		}
+		visits = out
+	}
+	if *v.limit < 0 {
+		return sim.Suite{}, nil, usageError("--limit must not be negative")
+	}
+	if *v.limit > 0 && *v.limit < len(visits) {
+		visits = visits[:*v.limit]
+	}
+	if len(visits) == 0 {
+		return sim.Suite{}, nil, usageError("no visit of suite %s matches --visits/--filter", suite.Name)
+	}
+	return suite, visits, nil
+}
+
+// readVisitFile reads visit ids, one a line; blank lines and '#' comments
+// are skipped. Every id must parse and belong to the suite (records carry
+// the suite's name and version, which would otherwise lie).
+func readVisitFile(path string, suite sim.Suite) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError("--visits: %v", err)
+	}
+	defer f.Close()
+	in := make(map[string]bool, len(suite.Visits))
+	for _, id := range suite.Visits {
+		in[id] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if line == "" {
+			continue
+		}
+		if _, err := sim.ParseVisitID(line); err != nil {
+			return nil, usageError("--visits %s:%d: %v", path, n, err)
+		}
+		if !in[line] {
+			return nil, usageError("--visits %s:%d: %s is not a visit of suite %s@%s (pick the suite that holds it with --suite)",
+				path, n, line, suite.Name, suite.Version)
+		}
+		if seen[line] {
+			return nil, usageError("--visits %s:%d: %s is listed twice", path, n, line)
+		}
+		seen[line] = true
+		out = append(out, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, usageError("--visits %s: %v", path, err)
+	}
+	return out, nil
+}
+
+// visitKeys are the keys --filter knows, with the value a visit has.
+var visitKeys = map[string]func(v sim.VisitID) string{
+	"condition": func(v sim.VisitID) string { return v.Condition },
+	"variant":   func(v sim.VisitID) string { return v.Variant },
+	"norm":      func(v sim.VisitID) string { return v.Norm },
+	"world":     func(v sim.VisitID) string { return v.World },
+	"family": func(v sim.VisitID) string {
+		if n, err := norms.Default().Lookup(v.Norm); err == nil {
+			return n.Family
+		}
+		return "control"
+	},
+}
+
+// parseVisitFilter reads "key=a|b,key2=c" into a predicate on visit ids.
+func parseVisitFilter(s string) (func(string) bool, error) {
+	type clause struct {
+		key    string
+		values []string
+	}
+	var cs []clause
+	for _, part := range strings.Split(s, ",") {
+		k, vals, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if _, known := visitKeys[k]; !ok || !known || vals == "" {
+			keys := make([]string, 0, len(visitKeys))
+			for key := range visitKeys {
+				keys = append(keys, key)
+			}
+			slices.Sort(keys)
+			return nil, usageError("--filter %q: want KEY=VALUE[|VALUE…] with KEY one of %s", part, strings.Join(keys, ", "))
+		}
+		cs = append(cs, clause{k, strings.Split(vals, "|")})
+	}
+	return func(id string) bool {
+		v, err := sim.ParseVisitID(id)
+		if err != nil {
+			return false
+		}
+		for _, c := range cs {
+			if !slices.Contains(c.values, visitKeys[c.key](v)) {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+// describeSelection says which visits were chosen, for the summary line.
+func describeSelection(suite sim.Suite, n int) string {
+	if n == len(suite.Visits) {
+		return fmt.Sprintf("%d visits", n)
+	}
+	return fmt.Sprintf("%d of %d visits", n, len(suite.Visits))
+}
