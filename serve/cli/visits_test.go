@@ -56,7 +56,7 @@ func TestVisitFlags(t *testing.T) {
 		{name: "missing file", args: []string{"--visits", filepath.Join(dir, "none")}, wantErr: "--visits"},
 		{name: "a bad id", args: []string{"--visits", file("bad", "orchard/nosuch/observe/s1\n")}, wantErr: "bad.txt:1"},
 		{name: "a visit of another suite", args: []string{"--visits", file("other", "orchard/place.color=red/observe/s1\n")}, wantErr: "is not a visit of suite mini"},
-		{name: "twice", args: []string{"--visits", file("twice", mini.Visits[1] + "\n" + mini.Visits[1] + "\n")}, wantErr: "listed twice"},
+		{name: "twice", args: []string{"--visits", file("twice", mini.Visits[1]+"\n"+mini.Visits[1]+"\n")}, wantErr: "listed twice"},
 		{name: "negative limit", args: []string{"--limit", "-1"}, wantErr: "--limit"},
 	}
 	for _, tc := range tests {
