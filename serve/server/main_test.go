@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,6 +33,13 @@ import (
 var rt *host.Runtime
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A fuzz worker runs FuzzSubmit only, with the native verifier:
+		// compiling sim.wasm under the fuzzer's coverage instrumentation
+		// would take minutes before the first input.
+		os.Exit(m.Run())
+	}
 	ctx := context.Background()
 	opts := host.Options{Uninterruptible: true} // as normgym serve runs it
 	if dir, err := os.UserCacheDir(); err == nil {
