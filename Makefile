@@ -4,7 +4,7 @@ SIM_WASM  := wasm/simwasm/module/sim.wasm
 BIN       := bin/normgym
 GOFILES    = $(shell find sim norms wasm serve web -name '*.go' -not -path '*/node_modules/*' 2>/dev/null) go.mod
 
-.PHONY: help run test bench check wasm build deps clean fuzz
+.PHONY: help run test bench check wasm build deps clean fuzz fuzz-short bench-short
 .SECONDEXPANSION:
 
 # Each part may add to these from its own fragment (web/web.mk, serve/serve.mk):
@@ -15,30 +15,51 @@ BUILD_DEPS :=
 -include web/web.mk serve/serve.mk serve/worker/worker.mk
 
 help: ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 run: build web ## print the baselines' table on the mini suite, then start the site on http://localhost:8080
 	./$(BIN) run --suite mini --agent all
 	./$(BIN) serve --addr 127.0.0.1:8080 --db normgym.db
 
-test: deps wasm $$(TEST_DEPS) ## install what the tests need, build sim.wasm, run every test
+test: deps wasm $$(TEST_DEPS) ## install what the tests need, build sim.wasm, run every test, a short fuzz and a one-sample bench
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./web/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/module
+	$(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) --no-print-directory fuzz-short bench-short
 
-bench: deps wasm ## benchmarks that print figures (per step, per visit, per suite)
-	$(GO) test -run '^$$' -bench . -benchtime 1x -benchmem ./sim/... ./wasm/...
-	$(GO) test -run '^$$' -bench Eval -benchtime 1x ./serve/cli/
+# Benchmarks print figures (per step, per visit, per suite, bytes per visit,
+# wasm/native ratios): BENCH_COUNT samples of each, then benchstat's summary
+# (median and spread) of all of them. The raw output is in build/bench.txt.
+BENCH_COUNT ?= 5
+BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+bench: deps wasm ## benchmarks that print figures: BENCH_COUNT samples each, summarised by benchstat
+	@mkdir -p build
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -benchmem ./sim/... ./wasm/... ./sim/prompt/ > build/bench.txt
+	$(GO) test -run '^$$' -bench Eval -benchtime 1x -count $(BENCH_COUNT) ./serve/cli/ >> build/bench.txt
+	$(GO) run $(BENCHSTAT) build/bench.txt
 
-fuzz: ## run each fuzz target briefly
-	$(GO) test -run '^$$' -fuzz FuzzParse$$ -fuzztime 20s ./norms/
-	$(GO) test -run '^$$' -fuzz FuzzParseAction -fuzztime 20s ./sim/
-	$(GO) test -run '^$$' -fuzz FuzzParseVisitID -fuzztime 20s ./sim/
-	$(GO) test -run '^$$' -fuzz FuzzExtractAction -fuzztime 20s ./sim/prompt/
-	$(GO) test -run '^$$' -fuzz FuzzABI -fuzztime 20s ./wasm/host/
+bench-short: wasm ## one sample of every benchmark, as a smoke test (part of make test)
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./sim/... ./wasm/... ./serve/cli/ ./sim/prompt/ > /dev/null
 
-check: wasm ## gofmt, vet, tidy and cross-builds; fails on a dirty tree
+# Every fuzz target, at its package: TARGET:PACKAGE.
+FUZZ_TARGETS := FuzzParse:./norms/ FuzzParseID:./norms/ FuzzParseAction:./sim/ FuzzParseVisitID:./sim/ FuzzStep:./sim/ \
+  FuzzExtractAction:./sim/prompt/ FuzzABI:./wasm/host/ FuzzParseRoute:./web/internal/ui/ FuzzCheck:./serve/strictjson/ \
+  FuzzSubmit:./serve/server/
+FUZZ_TIME ?= 20s
+fuzz: wasm ## run every fuzz target for FUZZ_TIME (20s) each; a failure stops with the input to re-run
+	@set -e; for t in $(FUZZ_TARGETS); do name=$${t%%:*}; pkg=$${t#*:}; echo "fuzz $$name ($$pkg, $(FUZZ_TIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZ_TIME) $$pkg > build/fuzz-$$name.log 2>&1 || { tail -20 build/fuzz-$$name.log; exit 1; }; done
+
+fuzz-short: ## every fuzz target briefly (part of make test)
+	@mkdir -p build
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3s
+
+check: wasm ## gofmt, vet (native, js, wasip1), go mod tidy; fails on a dirty tree
 	@test -z "$$(gofmt -l sim norms wasm serve web 2>/dev/null)" || (gofmt -l sim norms wasm serve web; echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./web/...
+	GOOS=js GOARCH=wasm $(GO) vet ./serve/worker/
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./wasm/module
 	$(GO) mod tidy && git diff --exit-code go.mod go.sum
 	@test -z "$$(git status --porcelain)" || (git status --short; echo "dirty tree"; exit 1)
@@ -51,10 +72,11 @@ wasm: $(SIM_WASM) ## build the sim module (GOOS=wasip1 reactor)
 $(SIM_WASM): $(GOFILES)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./wasm/module
 
-build: $(BIN) ## build ./bin/normgym with sim.wasm embedded
+build: $(BIN) ## build ./bin/normgym with sim.wasm and the web app embedded (runs from any folder)
 
 $(BIN): $(SIM_WASM) $(GOFILES) $$(BUILD_DEPS)
 	$(GO) build -trimpath -o $@ ./serve/cmd/normgym
 
 clean: ## remove build outputs
 	rm -rf bin build $(SIM_WASM)
+	find web/dist/files -mindepth 1 ! -name README.txt -exec rm -rf {} +

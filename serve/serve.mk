@@ -11,5 +11,5 @@ serve: build ## start the NormGym site on http://127.0.0.1:8080 with ./normgym.d
 
 bench: bench-serve
 
-bench-serve: wasm
+bench-serve: wasm ## the server's benchmarks: verified submissions per second, leaderboard latency at 100k runs, refusals
 	$(GO) test -run '^$$' -bench . -benchtime $(SERVE_BENCH_N)x ./serve/server/

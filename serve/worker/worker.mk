@@ -21,7 +21,7 @@ WORKER_PORT  ?= 8787
 # CI=true without it and is skipped elsewhere.
 TEST_DEPS += worker-deps
 
-worker-deps: $(WORKER_STAMP)
+worker-deps: $(WORKER_STAMP) ## install wrangler (pinned in serve/worker/package-lock.json)
 
 $(WORKER_STAMP): $(WORKER_DIR)/package.json $(WORKER_DIR)/package-lock.json
 	cd $(WORKER_DIR) && npm ci --no-audit --no-fund
@@ -43,9 +43,9 @@ worker: $(SIM_WASM) worker-deps ## build the Cloudflare Worker (serve/worker/bui
 	    echo "worker: WARNING: $$kib KiB compressed, over the free plan's $(WORKER_LIMIT_KIB) KiB (the paid plan allows 10 MiB)"; fi
 
 # Run the worker locally: http://127.0.0.1:$(WORKER_PORT), data in serve/worker/.wrangler.
-worker-dev: worker
+worker-dev: worker ## run the worker locally under wrangler dev with a local D1 (offline)
 	cd $(WORKER_DIR) && $(WRANGLER_ENV) $(WRANGLER) d1 migrations apply DB --local
 	cd $(WORKER_DIR) && $(WRANGLER_ENV) $(WRANGLER) dev --ip 127.0.0.1 --port $(WORKER_PORT) --show-interactive-dev-session=false
 
-worker-test: $(SIM_WASM) worker-deps
+worker-test: $(SIM_WASM) worker-deps ## the worker's end-to-end test under wrangler dev (also part of make test)
 	$(GO) test -count=1 -v -run '^TestWorker$$' ./serve/worker/
