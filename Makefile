@@ -38,6 +38,7 @@ bench: deps wasm ## benchmarks that print figures: BENCH_COUNT samples each, sum
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -benchmem ./sim/... ./wasm/... ./sim/prompt/ > build/bench.txt
 	$(GO) test -run '^$$' -bench Eval -benchtime 1x -count $(BENCH_COUNT) ./serve/cli/ >> build/bench.txt
 	$(GO) run $(BENCHSTAT) build/bench.txt
+	$(GO) run ./serve/cmd/doccheck figures build/bench.txt
 
 bench-short: wasm ## one sample of every benchmark, as a smoke test (part of make test)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./sim/... ./wasm/... ./serve/cli/ ./sim/prompt/ > /dev/null
