@@ -37,6 +37,7 @@ bench: deps wasm ## benchmarks that print figures: BENCH_COUNT samples each, sum
 	@mkdir -p build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -benchmem ./sim/... ./wasm/... ./sim/prompt/ > build/bench.txt
 	$(GO) test -run '^$$' -bench Eval -benchtime 1x -count $(BENCH_COUNT) ./serve/cli/ >> build/bench.txt
+	$(GO) test -run '^$$' -bench . -benchtime $(SERVE_BENCH_N)x -count $(BENCH_COUNT) ./serve/server/ >> build/bench.txt
 	$(GO) run $(BENCHSTAT) build/bench.txt
 	$(GO) run ./serve/cmd/doccheck figures build/bench.txt
 
