@@ -40,8 +40,9 @@ func (a Action) String() string {
 	return a.Verb
 }
 
-// ErrAction is wrapped by every action parse error.
-var errAction = errors.New("sim: bad action")
+// ErrAction is wrapped by every error of ParseAction, and by Step's error
+// for an action with no verb: test for it with errors.Is.
+var ErrAction = errors.New("sim: bad action")
 
 // ParseAction reads an action's text form. It is case-insensitive, trims
 // space, and accepts the abbreviations n s e w for the moves. "give" needs
@@ -49,7 +50,7 @@ var errAction = errors.New("sim: bad action")
 func ParseAction(s string) (Action, error) {
 	f := strings.Fields(strings.ToLower(s))
 	if len(f) == 0 {
-		return Action{}, fmt.Errorf("%w: empty action (want one of %s)", errAction, strings.Join(ActionVerbs(), ", "))
+		return Action{}, fmt.Errorf("%w: empty action (want one of %s)", ErrAction, strings.Join(ActionVerbs(), ", "))
 	}
 	v := f[0]
 	switch v {
@@ -65,19 +66,19 @@ func ParseAction(s string) (Action, error) {
 	switch v {
 	case North, South, East, West, Wait, Pick, Drop, Use, Bow:
 		if len(f) != 1 {
-			return Action{}, fmt.Errorf("%w: %q takes no argument", errAction, v)
+			return Action{}, fmt.Errorf("%w: %q takes no argument", ErrAction, v)
 		}
 		return Action{Verb: v}, nil
 	case Give:
 		if len(f) != 2 {
-			return Action{}, fmt.Errorf("%w: give needs one agent, as in \"give mara\"", errAction)
+			return Action{}, fmt.Errorf("%w: give needs one agent, as in \"give mara\"", ErrAction)
 		}
 		return Action{Verb: Give, Target: f[1]}, nil
 	}
 	if len(v) > 40 {
 		v = v[:40] + "…"
 	}
-	return Action{}, fmt.Errorf("%w: unknown action %q (want one of %s)", errAction, v, strings.Join(ActionVerbs(), ", "))
+	return Action{}, fmt.Errorf("%w: unknown action %q (want one of %s)", ErrAction, v, strings.Join(ActionVerbs(), ", "))
 }
 
 // IsMove reports whether the action is one of the four moves.

@@ -274,7 +274,7 @@ func (e *Env) advance(a Action) (StepResult, error) {
 		return StepResult{}, ErrVisitOver
 	}
 	if a.Verb == "" {
-		return StepResult{}, fmt.Errorf("%w: empty action", errAction)
+		return StepResult{}, fmt.Errorf("%w: empty action", ErrAction)
 	}
 	a, err := ParseAction(a.String())
 	if err != nil {

@@ -249,7 +249,7 @@ func (g *Guest) Probe(in []byte) []byte {
 		}
 		p := e.Probe()
 		if p == nil {
-			return nil, errorf("control visits have no probe")
+			return nil, sim.ErrNoProbe
 		}
 		return wire.ProbeResponse{Question: p.Question, Options: p.Options}, nil
 	})
