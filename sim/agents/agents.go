@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/normgym/normgym/internal/splitmix"
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 )
@@ -106,10 +107,10 @@ func finish(env *sim.Env, obs *sim.Observation, p Policy) error {
 }
 
 // random acts uniformly at random among the verbs that take no argument.
-// Its generator is seeded by the first observation's map, so a visit
-// replays identically.
+// Its generator (SplitMix64) is seeded by the first observation's map, so
+// a visit replays identically.
 type random struct {
-	s      uint64
+	src    splitmix.Source
 	seeded bool
 }
 
@@ -130,16 +131,10 @@ func (r *random) seed(o *sim.Observation) {
 	for _, a := range o.Frame.Agents {
 		h = (h ^ uint64(a.Pos.Y*64+a.Pos.X)) * 1099511628211
 	}
-	r.s, r.seeded = h, true
+	r.src, r.seeded = *splitmix.New(h), true
 }
 
-func (r *random) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func (r *random) next() uint64 { return r.src.Uint64() }
 
 func (r *random) Act(o *sim.Observation) sim.Action {
 	if !r.seeded {

@@ -36,6 +36,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/normgym/normgym/internal/splitmix"
 	"github.com/normgym/normgym/wasm/internal/wire"
 )
 
@@ -215,19 +216,16 @@ type instance struct {
 }
 
 // fixedRand is the guest's random source: the same bytes for every
-// instance (splitmix64 from a constant seed).
-type fixedRand struct{ s uint64 }
+// instance (SplitMix64 from a constant seed). Each Read starts a new
+// 64-bit value and takes its bytes lowest first.
+type fixedRand struct{ src *splitmix.Source }
 
-func (f *fixedRand) Read(p []byte) (int, error) {
-	for i := range p {
-		if i%8 == 0 {
-			f.s += 0x9e3779b97f4a7c15
+func (f fixedRand) Read(p []byte) (int, error) {
+	for i := 0; i < len(p); i += 8 {
+		z := f.src.Uint64()
+		for j := i; j < len(p) && j < i+8; j++ {
+			p[j] = byte(z >> (8 * (j - i)))
 		}
-		z := f.s
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		p[i] = byte(z >> (8 * (i % 8)))
 	}
 	return len(p), nil
 }
@@ -244,7 +242,7 @@ func (r *Runtime) instantiate(ctx context.Context) (*instance, error) {
 		WithStderr(stderr).
 		WithWalltime(func() (int64, int32) { return fakeWalltimeSec, 0 }, sys.ClockResolution(1)).
 		WithNanotime(func() int64 { ns += fakeNanotimeTic; return ns }, sys.ClockResolution(1)).
-		WithRandSource(&fixedRand{s: 0x4e6f726d47796d}) // "NormGym"
+		WithRandSource(fixedRand{splitmix.New(0x4e6f726d47796d)}) // "NormGym"
 	mod, err := r.rt.InstantiateModule(ctx, r.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("host: instantiating sim.wasm: %w", err)
