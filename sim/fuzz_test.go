@@ -8,6 +8,7 @@ import (
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/simtest"
 )
 
 // The boundaries that take outside input: action text, visit ids, and
@@ -75,8 +76,11 @@ func FuzzParseVisitID(f *testing.F) {
 		if err != nil || env == nil || obs == nil {
 			t.Fatalf("NewEnv(%q) failed on a valid id: %v", s, err)
 		}
-		if err := resetProblem(v, env, obs); err != nil {
+		if err := simtest.CheckObservation(v, obs); err != nil {
 			t.Errorf("NewEnv(%q): %v", s, err)
+		}
+		if obs.Day != 1 || obs.Frame.Step != 0 || env.Over() {
+			t.Errorf("NewEnv(%q) starts at day %d step %d (over: %v), want day 1 step 0", s, obs.Day, obs.Frame.Step, env.Over())
 		}
 	})
 }
@@ -132,7 +136,7 @@ func FuzzStep(f *testing.F) {
 			if err != nil {
 				t.Fatalf("line %d: Step(%q) = %v, want no error for a parsed action", k+1, a, err)
 			}
-			if err := obsProblem(v, res.Observation); err != nil {
+			if err := simtest.CheckObservation(v, res.Observation); err != nil {
 				t.Fatalf("line %d: Step(%q): %v", k+1, a, err)
 			}
 			obs = res.Observation
