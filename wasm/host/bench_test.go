@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
@@ -130,4 +131,139 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/load")
 	})
+}
+
+// BenchmarkRatio measures how much slower sim.wasm is than the native
+// core, as the ratio of their times in one run: each unit of work is done
+// natively and then through the module, one after the other, so that a
+// change in the machine's load weighs on both sides alike. The module
+// runs as normgym's run, eval and serve load it (compiler,
+// Uninterruptible). It reports the two times and wasm/native.
+//
+//   - step: greedy plays the sim benchmark visits one step at a time; natively
+//     Env.Step and Observation.Text, through the module the step export
+//     (the observation as JSON, decoded by the host, and its text). The
+//     policy runs in the host on both sides.
+//   - observer-standard: the observer plays every visit of the standard
+//     suite (every seventh under -short) inside the module, one run call
+//     per visit, against agents.Play natively.
+func BenchmarkRatio(b *testing.B) {
+	ctx := context.Background()
+	b.Run("step", func(b *testing.B) {
+		r := uninterruptible(b)
+		var nat, wasm time.Duration
+		steps := 0
+		for b.Loop() {
+			for _, id := range ratioStepVisits {
+				start := time.Now()
+				n := playNative(b, id)
+				nat += time.Since(start)
+				start = time.Now()
+				if m := playModule(b, r, id); m != n {
+					b.Fatalf("%s: %d steps natively, %d through the module", id, n, m)
+				}
+				wasm += time.Since(start)
+				steps += n
+			}
+		}
+		b.ReportMetric(float64(nat.Microseconds())/float64(steps), "native-µs/step")
+		b.ReportMetric(float64(wasm.Microseconds())/float64(steps), "wasm-µs/step")
+		b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
+	})
+	b.Run("observer-standard", func(b *testing.B) {
+		r := uninterruptible(b)
+		s, err := sim.LookupSuite("standard")
+		if err != nil {
+			b.Fatal(err)
+		}
+		visits := s.Visits
+		if testing.Short() {
+			visits = nil
+			for k := 0; k < len(s.Visits); k += 7 {
+				visits = append(visits, s.Visits[k])
+			}
+		}
+		var nat, wasm time.Duration
+		for b.Loop() {
+			for _, id := range visits {
+				start := time.Now()
+				env, err := agents.Play(id, "observer")
+				if err != nil {
+					b.Fatal(err)
+				}
+				want := env.Record("observer", "baseline")
+				nat += time.Since(start)
+				start = time.Now()
+				got, err := r.RunBaseline(ctx, id, "observer")
+				if err != nil {
+					b.Fatal(err)
+				}
+				wasm += time.Since(start)
+				if got.Hash != want.Hash {
+					b.Fatalf("%s: hash %s through the module, %s natively", id, got.Hash, want.Hash)
+				}
+			}
+		}
+		n := float64(b.N * len(visits))
+		b.ReportMetric(nat.Seconds()*1e3/n, "native-ms/visit")
+		b.ReportMetric(wasm.Seconds()*1e3/n, "wasm-ms/visit")
+		b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
+	})
+}
+
+// ratioStepVisits are the visits BenchmarkRatio/step plays: one per
+// family, worlds and conditions varying, and a control visit.
+var ratioStepVisits = []string{
+	"orchard/place.color=blue/observe/s17",
+	"market/resource.carry=1/peers/s18",
+	"park/time.rest=noon/solo/s19",
+	"harbor/order.bow=market/told/s20",
+	"library/social.greet=elder/observe/s21",
+	"orchard/direction.path=east/peers/s22",
+	"market/disposal.at=bin/observe/s23",
+	"park/none/control/s24",
+}
+
+// playNative plays visit with greedy natively, rendering every text, and
+// returns the number of steps.
+func playNative(tb testing.TB, visit string) int {
+	p, _ := agents.New("greedy")
+	env, obs, err := sim.NewEnv(visit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_ = obs.Text()
+	n := 0
+	for !env.Over() {
+		res, err := env.Step(p.Act(obs))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		obs = res.Observation
+		_ = obs.Text()
+		n++
+	}
+	return n
+}
+
+// playModule plays visit with greedy through r's step export and returns
+// the number of steps.
+func playModule(tb testing.TB, r *host.Runtime, visit string) int {
+	ctx := context.Background()
+	p, _ := agents.New("greedy")
+	v, obs, _, err := r.Reset(ctx, visit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer v.Close(ctx)
+	n := 0
+	for !obs.Done {
+		res, err := v.Step(ctx, p.Act(obs).String())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		obs = res.Observation
+		n++
+	}
+	return n
 }
