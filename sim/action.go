@@ -48,6 +48,19 @@ var ErrAction = errors.New("sim: bad action")
 // space, and accepts the abbreviations n s e w for the moves. "give" needs
 // exactly one agent id. It never panics.
 func ParseAction(s string) (Action, error) {
+	// Canonical text, which Step records and agents write, reads as is.
+	switch s {
+	case North, South, East, West, Wait, Pick, Drop, Use, Bow:
+		return Action{Verb: s}, nil
+	}
+	if t, ok := strings.CutPrefix(s, Give+" "); ok && isLowerWord(t) {
+		return Action{Verb: Give, Target: t}, nil
+	}
+	return parseAction(s)
+}
+
+// parseAction is ParseAction for any text.
+func parseAction(s string) (Action, error) {
 	f := strings.Fields(strings.ToLower(s))
 	if len(f) == 0 {
 		return Action{}, fmt.Errorf("%w: empty action (want one of %s)", ErrAction, strings.Join(ActionVerbs(), ", "))
@@ -79,6 +92,17 @@ func ParseAction(s string) (Action, error) {
 		v = v[:40] + "…"
 	}
 	return Action{}, fmt.Errorf("%w: unknown action %q (want one of %s)", ErrAction, v, strings.Join(ActionVerbs(), ", "))
+}
+
+// isLowerWord reports whether s is one or more lower-case ASCII letters
+// and digits: a word that lower-casing and splitting leave alone.
+func isLowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // IsMove reports whether the action is one of the four moves.

@@ -63,20 +63,32 @@ func (n Names) ObjectName(kind string) string {
 	return kind
 }
 
-// Observe returns the current observation.
+// Observe returns the current observation, a copy the caller owns.
 func (e *Env) Observe() *Observation {
+	o := new(Observation)
+	e.observe(o)
+	return o
+}
+
+// observe writes the current observation into o, reusing the memory of
+// o's tiles, zones, agents and events.
+func (e *Env) observe(o *Observation) {
 	w := e.world
-	o := &Observation{
+	frame, events := o.Frame, o.Events
+	if events == nil {
+		events = []Event{} // never null in JSON
+	}
+	*o = Observation{
 		World: w.Name, Day: e.day + 1, Days: Days,
 		Practice: e.day < Days-1, StepLimit: e.limit, Task: e.task,
 		Names:          w.names(),
-		SanctionRadius: SanctionRadius, ActedIn: e.lastPhase, Frame: *e.frame.Clone(),
-		Events: append([]Event{}, e.events...), Done: e.over,
+		SanctionRadius: SanctionRadius, ActedIn: e.lastPhase, Frame: frame,
+		Events: append(events[:0], e.events...), Done: e.over,
 	}
+	e.frame.CopyInto(&o.Frame)
 	if e.id.Condition == Told && e.norm != nil {
 		o.Told = e.norm.Statement
 	}
-	return o
 }
 
 // ViewMark starts the line where Text's view of the present begins: what

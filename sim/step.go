@@ -59,12 +59,24 @@ func (e *Env) emit(ev Event) {
 // count and yields a "blocked" event. After the visit ends, Step returns
 // ErrVisitOver.
 func (e *Env) Step(a Action) (StepResult, error) {
+	return e.StepInto(a, new(Observation))
+}
+
+// StepInto is Step writing the new observation into o (which it returns
+// as the result's Observation) instead of a new one, reusing the memory
+// of o's tiles, agents and events: for hosts that play many visits and
+// keep nothing of an observation once they have acted on it, where a
+// fresh observation every step is most of what a visit allocates. o may
+// be an observation the Env gave before; what it held is overwritten,
+// including the slices an earlier result shared with it. On an error o
+// is left as it was.
+func (e *Env) StepInto(a Action, o *Observation) (StepResult, error) {
 	res, err := e.advance(a)
 	if err != nil {
 		return res, err
 	}
-	res.Observation = e.Observe()
-	res.Events = res.Observation.Events
+	e.observe(o)
+	res.Observation, res.Events = o, o.Events
 	return res, nil
 }
 

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -412,6 +413,59 @@ func TestStepActionsReplay(t *testing.T) {
 			}
 			if got, want := again.Hash(), env.Hash(); got != want {
 				t.Errorf("Step(%#v) recorded %q; replaying it: hash %.12s…, want %.12s…", tc.a, env.Actions(), got, want)
+			}
+		})
+	}
+}
+
+// TestStepInto: StepInto writing into one observation gives, step by
+// step, the observation Step gives; a refused step leaves it as it was.
+func TestStepInto(t *testing.T) {
+	for _, id := range []string{"orchard/place.color=blue/observe/s17", "harbor/order.bow=drop/solo/s2", "park/none/control/s5"} {
+		t.Run(id, func(t *testing.T) {
+			p := newPolicy(t, "greedy", id)
+			a, obs, err := sim.NewEnv(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, into, err := sim.NewEnv(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := mustJSON(t, into)
+			if _, err := b.StepInto(sim.Action{Verb: "fly"}, into); !errors.Is(err, sim.ErrAction) {
+				t.Errorf("StepInto(fly) = %v, want ErrAction", err)
+			}
+			if got := mustJSON(t, into); !bytes.Equal(got, first) {
+				t.Errorf("a refused StepInto changed the observation")
+			}
+			for step := 1; !a.Over(); step++ {
+				act := p.Act(obs)
+				ra, err := a.Step(act)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rb, err := b.StepInto(act, into)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rb.Observation != into {
+					t.Fatalf("step %d: StepInto returned another observation", step)
+				}
+				if got, want := mustJSON(t, rb), mustJSON(t, ra); !bytes.Equal(got, want) {
+					t.Fatalf("step %d: StepInto gave\n%s\nStep gave\n%s", step, got, want)
+				}
+				obs = ra.Observation
+			}
+			before := mustJSON(t, into)
+			if _, err := b.StepInto(sim.Action{Verb: sim.Wait}, into); !errors.Is(err, sim.ErrVisitOver) {
+				t.Errorf("StepInto after the end = %v, want ErrVisitOver", err)
+			}
+			if _, err := b.StepInto(sim.Action{Verb: "fly"}, into); !errors.Is(err, sim.ErrVisitOver) {
+				t.Errorf("StepInto(fly) after the end = %v, want ErrVisitOver", err)
+			}
+			if got := mustJSON(t, into); !bytes.Equal(got, before) {
+				t.Errorf("a refused StepInto changed the observation")
 			}
 		})
 	}

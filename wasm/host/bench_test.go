@@ -2,6 +2,10 @@ package host_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,19 +138,22 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkRatio measures how much slower sim.wasm is than the native
-// core, as the ratio of their times in one run: each unit of work is done
-// natively and then through the module, one after the other, so that a
-// change in the machine's load weighs on both sides alike. The module
-// runs as normgym's run, eval and serve load it (compiler,
-// Uninterruptible). It reports the two times and wasm/native.
+// core, as the ratio of their times in one run. The module runs as
+// normgym's run, eval and serve load it (compiler, Uninterruptible). The
+// two sides take turns on slices of the same work, so that a change in
+// the machine's load weighs on both alike. It reports both times and
+// wasm/native.
 //
-//   - step: greedy plays the sim benchmark visits one step at a time; natively
-//     Env.Step and Observation.Text, through the module the step export
-//     (the observation as JSON, decoded by the host, and its text). The
-//     policy runs in the host on both sides.
+//   - step: greedy plays the sim benchmark visits one step at a time:
+//     natively Env.Step and Observation.Text, through the module the step
+//     export (the observation as JSON, decoded by the host, and its
+//     text). The policy runs in the host on both sides; the turns are
+//     visits.
 //   - observer-standard: the observer plays every visit of the standard
-//     suite (every seventh under -short) inside the module, one run call
-//     per visit, against agents.Play natively.
+//     suite (every seventh under -short) on GOMAXPROCS workers, as
+//     normgym run --agent observer does: natively agents.Play, through
+//     the module one run call per visit on a pool of GOMAXPROCS
+//     instances. The turns are eighths of the suite.
 func BenchmarkRatio(b *testing.B) {
 	ctx := context.Background()
 	b.Run("step", func(b *testing.B) {
@@ -183,25 +190,31 @@ func BenchmarkRatio(b *testing.B) {
 				visits = append(visits, s.Visits[k])
 			}
 		}
+		workers := runtime.GOMAXPROCS(0)
+		const turns = 8
 		var nat, wasm time.Duration
 		for b.Loop() {
-			for _, id := range visits {
+			for t := range turns {
+				part := visits[t*len(visits)/turns : (t+1)*len(visits)/turns]
+				want := make([]string, len(part))
 				start := time.Now()
-				env, err := agents.Play(id, "observer")
-				if err != nil {
-					b.Fatal(err)
-				}
-				want := env.Record("observer", "baseline")
+				parallel(b, workers, len(part), func(k int) error {
+					env, err := agents.Play(part[k], "observer")
+					if err == nil {
+						want[k] = env.Record("observer", "baseline").Hash
+					}
+					return err
+				})
 				nat += time.Since(start)
 				start = time.Now()
-				got, err := r.RunBaseline(ctx, id, "observer")
-				if err != nil {
-					b.Fatal(err)
-				}
+				parallel(b, workers, len(part), func(k int) error {
+					rec, err := r.RunBaseline(ctx, part[k], "observer")
+					if err == nil && rec.Hash != want[k] {
+						err = fmt.Errorf("%s: hash %s through the module, %s natively", part[k], rec.Hash, want[k])
+					}
+					return err
+				})
 				wasm += time.Since(start)
-				if got.Hash != want.Hash {
-					b.Fatalf("%s: hash %s through the module, %s natively", id, got.Hash, want.Hash)
-				}
 			}
 		}
 		n := float64(b.N * len(visits))
@@ -209,6 +222,32 @@ func BenchmarkRatio(b *testing.B) {
 		b.ReportMetric(wasm.Seconds()*1e3/n, "wasm-ms/visit")
 		b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
 	})
+}
+
+// parallel runs do(0) … do(n-1) on workers goroutines and fails b on the
+// first error.
+func parallel(b *testing.B, workers, n int, do func(k int) error) {
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+		mu   sync.Mutex
+		errs []error
+	)
+	for range workers {
+		wg.Go(func() {
+			for k := int(next.Add(1)) - 1; k < n; k = int(next.Add(1)) - 1 {
+				if err := do(k); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		b.Fatal(errs[0])
+	}
 }
 
 // ratioStepVisits are the visits BenchmarkRatio/step plays: one per

@@ -96,7 +96,7 @@ func unmarshal(export string, out []byte, resp any) error {
 	if resp == nil {
 		return nil
 	}
-	if err := json.Unmarshal(out, resp); err != nil {
+	if err := decode(out, resp); err != nil {
 		return fmt.Errorf("host: %s: decoding the response: %w", export, err)
 	}
 	return nil
