@@ -104,17 +104,16 @@ func countWord(n int) string {
 var smallNumbers = []string{"none", "one", "two", "three", "four", "five", "six"}
 
 // Plural is the English plural of a thing's name when there are n of it.
-func Plural(s string, n int) string {
-	if n == 1 {
-		return s
+func Plural(s string, n int) string { return string(appendPlural(nil, s, n)) }
+
+func appendPlural(b []byte, s string, n int) []byte {
+	switch {
+	case n == 1 || s == "fish":
+		return append(b, s...)
+	case s == "loaf":
+		return append(b, "loaves"...)
 	}
-	switch s {
-	case "fish":
-		return s
-	case "loaf":
-		return "loaves"
-	}
-	return s + "s"
+	return append(append(b, s...), 's')
 }
 
 // taskComplete reports whether the newcomer has done today's errand.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf16"
@@ -22,17 +23,39 @@ import (
 
 // decode decodes a module response into resp.
 func decode(out []byte, resp any) error {
-	if decodeFast(out, resp) {
+	if m, ok := resp.(*memoized); ok {
+		if decodeFast(out, m.resp, m.memo) {
+			return nil
+		}
+		return json.Unmarshal(out, m.resp)
+	}
+	if decodeFast(out, resp, nil) {
 		return nil
 	}
 	return json.Unmarshal(out, resp)
 }
 
+// memoized is a response to decode with a visit's tile memo.
+type memoized struct {
+	resp any
+	memo *tileMemo
+}
+
+// tileMemo keeps, for one visit, each tile's bytes in the last response
+// read and the tile read from them: from one step to the next most tiles
+// come back byte for byte the same, and are not read again. A pair is
+// right whatever the response, so the memo never needs clearing. Its
+// user serialises access to it.
+type tileMemo struct {
+	raw   [][]byte
+	tiles []sim.Tile
+}
+
 // decodeFast decodes out into resp (a zero value) if resp is a response
 // it knows and out is in the form the module writes; else it reports
-// false and leaves resp zero.
-func decodeFast(out []byte, resp any) bool {
-	r := &reader{b: out}
+// false and leaves resp zero. memo may be nil.
+func decodeFast(out []byte, resp any, memo *tileMemo) bool {
+	r := &reader{b: out, memo: memo}
 	switch v := resp.(type) {
 	case *wire.StepResponse:
 		var s wire.StepResponse
@@ -90,9 +113,10 @@ func decodeFast(out []byte, resp any) bool {
 // reader reads JSON in the exact form the module writes. Once something
 // does not match, ok is false and every later read gives a zero value.
 type reader struct {
-	b   []byte
-	i   int
-	bad bool
+	b    []byte
+	i    int
+	bad  bool
+	memo *tileMemo
 }
 
 // done reports whether everything matched and all input was read.
@@ -332,20 +356,9 @@ func (r *reader) frame(f *sim.Frame) {
 	r.lit(`,"height":`)
 	f.Height = r.int()
 	r.lit(`,"tiles":`)
-	f.Tiles = list(r, f.Width*f.Height, func(r *reader) (t sim.Tile) {
-		r.lit(`{"terrain":`)
-		t.Terrain = r.str()
-		t.Color = r.strField(`,"color":`)
-		t.Zone = r.strField(`,"zone":`)
-		t.Object = r.strField(`,"object":`)
-		t.ObjectColor = r.strField(`,"object_color":`)
-		t.Stock = r.intField(`,"stock":`)
-		t.Loose = r.intField(`,"loose":`)
-		r.lit(`}`)
-		return t
-	})
+	f.Tiles = list(r, f.Width*f.Height, (*reader).tile)
 	r.lit(`,"zones":`)
-	f.Zones = list(r, 0, func(r *reader) (z sim.Zone) {
+	f.Zones = list(r, 0, func(r *reader, _ int) (z sim.Zone) {
 		r.lit(`{"name":`)
 		z.Name = r.str()
 		r.lit(`,"min":`)
@@ -356,7 +369,7 @@ func (r *reader) frame(f *sim.Frame) {
 		return z
 	})
 	r.lit(`,"agents":`)
-	f.Agents = list(r, 0, func(r *reader) (a sim.Agent) {
+	f.Agents = list(r, 0, func(r *reader, _ int) (a sim.Agent) {
 		r.lit(`{"id":`)
 		a.ID = r.str()
 		r.lit(`,"name":`)
@@ -384,8 +397,35 @@ func (r *reader) frame(f *sim.Frame) {
 	r.lit(`}`)
 }
 
+// tile reads the k-th tile, from the memo when its bytes are those the
+// memo holds.
+func (r *reader) tile(k int) (t sim.Tile) {
+	m := r.memo
+	if m != nil && k < len(m.raw) && m.raw[k] != nil && !r.bad && bytes.HasPrefix(r.b[r.i:], m.raw[k]) {
+		r.i += len(m.raw[k])
+		return m.tiles[k]
+	}
+	start := r.i
+	r.lit(`{"terrain":`)
+	t.Terrain = r.str()
+	t.Color = r.strField(`,"color":`)
+	t.Zone = r.strField(`,"zone":`)
+	t.Object = r.strField(`,"object":`)
+	t.ObjectColor = r.strField(`,"object_color":`)
+	t.Stock = r.intField(`,"stock":`)
+	t.Loose = r.intField(`,"loose":`)
+	r.lit(`}`)
+	if m != nil && !r.bad {
+		for len(m.raw) <= k {
+			m.raw, m.tiles = append(m.raw, nil), append(m.tiles, sim.Tile{})
+		}
+		m.raw[k], m.tiles[k] = append(m.raw[k][:0], r.b[start:r.i]...), t
+	}
+	return t
+}
+
 func (r *reader) events() []sim.Event {
-	return list(r, 0, func(r *reader) (ev sim.Event) {
+	return list(r, 0, func(r *reader, _ int) (ev sim.Event) {
 		r.lit(`{"day":`)
 		ev.Day = r.int()
 		r.lit(`,"step":`)
@@ -409,7 +449,7 @@ func (r *reader) events() []sim.Event {
 // list reads null (a nil slice) or an array of elements read by elem (a
 // non-nil slice, empty for []), as encoding/json does; size is the
 // number of elements expected, if known.
-func list[E any](r *reader, size int, elem func(*reader) E) []E {
+func list[E any](r *reader, size int, elem func(r *reader, k int) E) []E {
 	if r.opt("null") {
 		return nil
 	}
@@ -419,7 +459,7 @@ func list[E any](r *reader, size int, elem func(*reader) E) []E {
 		return out
 	}
 	for !r.bad {
-		out = append(out, elem(r))
+		out = append(out, elem(r, len(out)))
 		if r.opt("]") {
 			return out
 		}

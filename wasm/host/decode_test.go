@@ -1,9 +1,11 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -19,7 +21,8 @@ func responses(tb testing.TB) (out [][]byte) {
 	g := guest.New()
 	for _, visit := range []string{"orchard/place.color=blue/observe/s17", "market/social.greet=elder/solo/s3",
 		"park/none/control/s5", "orchard>harbor/order.bow=market/told/s3", "library/disposal.at=bin/peers+noisy/s8"} {
-		reset := g.Reset([]byte(`{"visit":"` + visit + `"}`))
+		// A response is valid until the next call: keep copies.
+		reset := bytes.Clone(g.Reset([]byte(`{"visit":"` + visit + `"}`)))
 		var r wire.ResetResponse
 		if err := json.Unmarshal(reset, &r); err != nil {
 			tb.Fatalf("%s: %v: %s", visit, err, reset)
@@ -33,14 +36,14 @@ func responses(tb testing.TB) (out [][]byte) {
 			if k%3 == 2 {
 				textOnly = `,"text_only":true`
 			}
-			step := g.Step([]byte(`{"handle":` + h + `,"action":"` + p.Act(obs).String() + `"` + textOnly + `}`))
+			step := bytes.Clone(g.Step([]byte(`{"handle":` + h + `,"action":"` + p.Act(obs).String() + `"` + textOnly + `}`)))
 			out = append(out, step)
 			var s wire.StepResponse
 			if err := json.Unmarshal(step, &s); err != nil {
 				tb.Fatalf("%s: %v: %s", visit, err, step)
 			}
 			if s.Observation == nil {
-				observe := g.Observe([]byte(`{"handle":` + h + `}`))
+				observe := bytes.Clone(g.Observe([]byte(`{"handle":` + h + `}`)))
 				out = append(out, observe)
 				var o wire.ObserveResponse
 				if err := json.Unmarshal(observe, &o); err != nil {
@@ -54,15 +57,16 @@ func responses(tb testing.TB) (out [][]byte) {
 	return out
 }
 
-// decodeBoth decodes b into a fresh value of each response type both ways.
-func decodeBoth(b []byte) (kind string, fast, slow any, fastOK bool, slowErr error) {
+// decodeBoth decodes b into a fresh value of each response type both
+// ways, the fast one with memo (which may be nil).
+func decodeBoth(b []byte, memo *tileMemo) (kind string, fast, slow any, fastOK bool, slowErr error) {
 	for _, mk := range []func() any{
 		func() any { return new(wire.StepResponse) },
 		func() any { return new(wire.ResetResponse) },
 		func() any { return new(wire.ObserveResponse) },
 	} {
 		fast, slow = mk(), mk()
-		if fastOK = decodeFast(b, fast); fastOK {
+		if fastOK = decodeFast(b, fast, memo); fastOK {
 			return fmt.Sprintf("%T", fast), fast, slow, true, json.Unmarshal(b, slow)
 		}
 	}
@@ -70,10 +74,17 @@ func decodeBoth(b []byte) (kind string, fast, slow any, fastOK bool, slowErr err
 }
 
 // TestDecodeFast: every response the module writes is read by the fast
-// reader, to exactly what encoding/json gives.
+// reader, to exactly what encoding/json gives, with a visit's tile memo
+// and without.
 func TestDecodeFast(t *testing.T) {
+	memo := new(tileMemo)
 	for k, b := range responses(t) {
-		kind, fast, slow, ok, err := decodeBoth(b)
+		if k%2 == 0 {
+			memo = nil
+		} else if memo == nil {
+			memo = new(tileMemo)
+		}
+		kind, fast, slow, ok, err := decodeBoth(b, memo)
 		if !ok {
 			t.Fatalf("response %d: the fast reader gave up on %.200s", k, b)
 		}
@@ -88,7 +99,7 @@ func TestDecodeFast(t *testing.T) {
 	for _, b := range []string{`{"observation": null,"text":"","events":null,"terminated":false,"truncated":false,"day_over":false,"day":1,"step":2,"over":false}`,
 		`{"text":"x","observation":null}`, `{"observation":null,"text":"caf\u00e9 \ud83d\ude00"}`} {
 		var s wire.StepResponse
-		if decodeFast([]byte(b), &s) {
+		if decodeFast([]byte(b), &s, nil) {
 			t.Errorf("the fast reader took %s", b)
 		}
 	}
@@ -103,8 +114,14 @@ func FuzzDecodeFast(f *testing.F) {
 	}
 	f.Add([]byte(`{"observation":null,"text":"a\"\\\/\b\f\n\r\t\u003c\u2028 é","events":[],"terminated":true,"truncated":false,"day_over":true,"day":-0,"step":123456789012345678,"over":true}`))
 	f.Add([]byte(`{"handle":3,"observation":null,"text":"\u00e9"}`))
+	// A memo filled by real responses, so that fuzzed tiles meet it.
+	memo := new(tileMemo)
+	for _, b := range rs[:40] {
+		decodeFast(b, new(wire.StepResponse), memo)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		kind, fast, slow, ok, err := decodeBoth(b)
+		m := &tileMemo{raw: slices.Clone(memo.raw), tiles: slices.Clone(memo.tiles)}
+		kind, fast, slow, ok, err := decodeBoth(b, m)
 		if !ok {
 			return
 		}
@@ -122,14 +139,23 @@ func BenchmarkDecode(b *testing.B) {
 	var steps [][]byte
 	for _, r := range responses(b) {
 		var s wire.StepResponse
-		if decodeFast(r, &s) && s.Observation != nil {
+		if decodeFast(r, &s, nil) && s.Observation != nil {
 			steps = append(steps, r)
 		}
 	}
 	b.Run("fast", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			var s wire.StepResponse
-			if !decodeFast(steps[i%len(steps)], &s) {
+			if !decodeFast(steps[i%len(steps)], &s, nil) {
+				b.Fatal("gave up")
+			}
+		}
+	})
+	b.Run("fast-memo", func(b *testing.B) {
+		memo := new(tileMemo)
+		for i := 0; b.Loop(); i++ {
+			var s wire.StepResponse
+			if !decodeFast(steps[i%len(steps)], &s, memo) {
 				b.Fatal("gave up")
 			}
 		}

@@ -3,6 +3,7 @@ package guest
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/wasm/internal/wire"
@@ -16,10 +17,11 @@ import (
 // written, so a field added to one of them fails the test until it is
 // added here.
 
-// appendStepResponse appends r as encoding/json writes it.
-func appendStepResponse(b []byte, r *wire.StepResponse) []byte {
+// appendStepResponse appends r as encoding/json writes it, with the
+// tiles' encodings kept in tc (nil for none).
+func appendStepResponse(b []byte, r *wire.StepResponse, tc *tileCache) []byte {
 	b = append(b, `{"observation":`...)
-	b = appendObservation(b, r.Observation)
+	b = appendObservation(b, r.Observation, tc)
 	b = appendString(append(b, `,"text":`...), r.Text)
 	b = appendEvents(append(b, `,"events":`...), r.Events)
 	b = appendBool(append(b, `,"terminated":`...), r.Terminated)
@@ -32,22 +34,22 @@ func appendStepResponse(b []byte, r *wire.StepResponse) []byte {
 }
 
 // appendResetResponse appends r as encoding/json writes it.
-func appendResetResponse(b []byte, r *wire.ResetResponse) []byte {
+func appendResetResponse(b []byte, r *wire.ResetResponse, tc *tileCache) []byte {
 	b = appendInt(append(b, `{"handle":`...), r.Handle)
-	b = appendObservation(append(b, `,"observation":`...), r.Observation)
+	b = appendObservation(append(b, `,"observation":`...), r.Observation, tc)
 	b = appendString(append(b, `,"text":`...), r.Text)
 	return append(b, '}')
 }
 
 // appendObserveResponse appends r as encoding/json writes it.
-func appendObserveResponse(b []byte, r *wire.ObserveResponse) []byte {
-	b = appendObservation(append(b, `{"observation":`...), r.Observation)
+func appendObserveResponse(b []byte, r *wire.ObserveResponse, tc *tileCache) []byte {
+	b = appendObservation(append(b, `{"observation":`...), r.Observation, tc)
 	b = appendString(append(b, `,"text":`...), r.Text)
 	return append(b, '}')
 }
 
 // appendObservation appends o as encoding/json writes a *sim.Observation.
-func appendObservation(b []byte, o *sim.Observation) []byte {
+func appendObservation(b []byte, o *sim.Observation, tc *tileCache) []byte {
 	if o == nil {
 		return append(b, "null"...)
 	}
@@ -74,17 +76,17 @@ func appendObservation(b []byte, o *sim.Observation) []byte {
 	b = append(b, '}')
 	b = appendInt(append(b, `,"sanction_radius":`...), o.SanctionRadius)
 	b = appendStringField(b, `,"acted_in":`, o.ActedIn)
-	b = appendFrame(append(b, `,"frame":`...), &o.Frame)
+	b = appendFrame(append(b, `,"frame":`...), &o.Frame, tc)
 	b = appendEvents(append(b, `,"events":`...), o.Events)
 	b = appendBool(append(b, `,"done":`...), o.Done)
 	return append(b, '}')
 }
 
 // appendFrame appends f as encoding/json writes a sim.Frame.
-func appendFrame(b []byte, f *sim.Frame) []byte {
+func appendFrame(b []byte, f *sim.Frame, tc *tileCache) []byte {
 	b = appendInt(append(b, `{"width":`...), f.Width)
 	b = appendInt(append(b, `,"height":`...), f.Height)
-	b = appendTiles(append(b, `,"tiles":`...), f.Tiles)
+	b = tc.appendTiles(append(b, `,"tiles":`...), f.Tiles)
 	b = append(b, `,"zones":`...)
 	if f.Zones == nil {
 		b = append(b, "null"...)
@@ -120,10 +122,21 @@ func appendFrame(b []byte, f *sim.Frame) []byte {
 	return append(b, '}')
 }
 
+// tileCache keeps each tile's encoding from a visit's last response: from
+// one step to the next few tiles change, and encoding all of them again
+// was most of the work. The nil cache keeps nothing.
+type tileCache struct {
+	tiles []sim.Tile // as last encoded
+	enc   [][]byte   // tiles[i]'s encoding; nil when not yet made
+}
+
 // appendTiles appends tiles as encoding/json writes []sim.Tile.
-func appendTiles(b []byte, tiles []sim.Tile) []byte {
+func (tc *tileCache) appendTiles(b []byte, tiles []sim.Tile) []byte {
 	if tiles == nil {
 		return append(b, "null"...)
+	}
+	if tc != nil && len(tc.tiles) != len(tiles) {
+		tc.tiles, tc.enc = make([]sim.Tile, len(tiles)), make([][]byte, len(tiles))
 	}
 	b = append(b, '[')
 	for i := range tiles {
@@ -131,16 +144,43 @@ func appendTiles(b []byte, tiles []sim.Tile) []byte {
 			b = append(b, ',')
 		}
 		t := &tiles[i]
-		b = appendString(append(b, `{"terrain":`...), t.Terrain)
-		b = appendStringField(b, `,"color":`, t.Color)
-		b = appendStringField(b, `,"zone":`, t.Zone)
-		b = appendStringField(b, `,"object":`, t.Object)
-		b = appendStringField(b, `,"object_color":`, t.ObjectColor)
-		b = appendIntField(b, `,"stock":`, t.Stock)
-		b = appendIntField(b, `,"loose":`, t.Loose)
-		b = append(b, '}')
+		if tc == nil {
+			b = appendTile(b, t)
+			continue
+		}
+		if tc.enc[i] == nil || !sameTile(&tc.tiles[i], t) {
+			tc.enc[i] = appendTile(tc.enc[i][:0], t)
+			tc.tiles[i] = *t
+		}
+		b = append(b, tc.enc[i]...)
 	}
 	return append(b, ']')
+}
+
+// appendTile appends t as encoding/json writes a sim.Tile.
+func appendTile(b []byte, t *sim.Tile) []byte {
+	b = appendString(append(b, `{"terrain":`...), t.Terrain)
+	b = appendStringField(b, `,"color":`, t.Color)
+	b = appendStringField(b, `,"zone":`, t.Zone)
+	b = appendStringField(b, `,"object":`, t.Object)
+	b = appendStringField(b, `,"object_color":`, t.ObjectColor)
+	b = appendIntField(b, `,"stock":`, t.Stock)
+	b = appendIntField(b, `,"loose":`, t.Loose)
+	return append(b, '}')
+}
+
+// sameTile reports whether a and b certainly hold the same tile, telling
+// equal strings by their memory, not their bytes: an observation written
+// over by sim.Env.StepInto keeps the strings of the tiles that did not
+// change. A false answer for equal tiles only costs encoding one again.
+func sameTile(a, b *sim.Tile) bool {
+	return a.Stock == b.Stock && a.Loose == b.Loose && sameString(a.Terrain, b.Terrain) &&
+		sameString(a.Color, b.Color) && sameString(a.Zone, b.Zone) && sameString(a.Object, b.Object) &&
+		sameString(a.ObjectColor, b.ObjectColor)
+}
+
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // appendAgent appends a as encoding/json writes a sim.Agent.

@@ -30,20 +30,25 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkEncoding(t, visit, 0, &wire.ResetResponse{Handle: 7, Observation: obs, Text: obs.Text()})
+			// As the guest does: one observation written over (StepInto)
+			// and one tile cache for the visit.
+			tc := new(tileCache)
+			checkEncoding(t, visit, 0, &wire.ResetResponse{Handle: 7, Observation: obs, Text: obs.Text()}, tc)
 			for step := 1; !env.Over(); step++ {
-				res, err := env.Step(p.Act(obs))
+				res, err := env.StepInto(p.Act(obs), obs)
 				if err != nil {
 					t.Fatal(err)
 				}
-				obs = res.Observation
 				resp := wire.StepResponse{Observation: obs, Text: obs.Text(), Events: res.Events,
 					Terminated: res.Terminated, Truncated: res.Truncated, DayOver: res.DayOver, Day: obs.Day, Step: obs.Frame.Step, Over: obs.Done}
-				checkEncoding(t, visit, step, &resp)
+				checkEncoding(t, visit, step, &resp, tc)
+				if step%5 == 0 {
+					checkEncoding(t, visit, step, &resp, nil)
+				}
 				resp.Observation = nil
-				checkEncoding(t, visit, step, &resp)
+				checkEncoding(t, visit, step, &resp, tc)
 			}
-			checkEncoding(t, visit, -1, &wire.ObserveResponse{Observation: obs, Text: obs.Text()})
+			checkEncoding(t, visit, -1, &wire.ObserveResponse{Observation: obs, Text: obs.Text()}, tc)
 		}
 	}
 }
@@ -55,18 +60,19 @@ func TestEncodeWritesEveryField(t *testing.T) {
 	for _, odd := range []string{"x", "gr\"ass <b>&amp; caf\u00e9\n\t\\ \u2028\u2029 \x01 \xff\xfe end", ""} {
 		var step wire.StepResponse
 		fill(reflect.ValueOf(&step).Elem(), odd)
-		checkEncoding(t, "filled "+odd, 0, &step)
+		checkEncoding(t, "filled "+odd, 0, &step, new(tileCache))
 		var reset wire.ResetResponse
 		fill(reflect.ValueOf(&reset).Elem(), odd)
-		checkEncoding(t, "filled "+odd, 0, &reset)
+		checkEncoding(t, "filled "+odd, 0, &reset, nil)
 		var observe wire.ObserveResponse
 		fill(reflect.ValueOf(&observe).Elem(), odd)
-		checkEncoding(t, "filled "+odd, 0, &observe)
+		checkEncoding(t, "filled "+odd, 0, &observe, nil)
 	}
-	checkEncoding(t, "zero", 0, &wire.StepResponse{})
-	checkEncoding(t, "zero", 0, &wire.StepResponse{Observation: &sim.Observation{}})
-	checkEncoding(t, "zero", 0, &wire.ResetResponse{Observation: &sim.Observation{Events: []sim.Event{{}}, Frame: sim.Frame{Tiles: []sim.Tile{}, Zones: []sim.Zone{}, Agents: []sim.Agent{}}}})
-	checkEncoding(t, "zero", 0, &wire.ObserveResponse{})
+	checkEncoding(t, "zero", 0, &wire.StepResponse{}, nil)
+	checkEncoding(t, "zero", 0, &wire.StepResponse{Observation: &sim.Observation{}}, new(tileCache))
+	zeroTiles := &sim.Observation{Events: []sim.Event{{}}, Frame: sim.Frame{Tiles: []sim.Tile{{}, {}}, Zones: []sim.Zone{}, Agents: []sim.Agent{}}}
+	checkEncoding(t, "zero", 0, &wire.ResetResponse{Observation: zeroTiles}, new(tileCache))
+	checkEncoding(t, "zero", 0, &wire.ObserveResponse{}, nil)
 }
 
 // fill sets every field reachable from v to a value that is not zero (s
@@ -94,7 +100,7 @@ func fill(v reflect.Value, s string) {
 	}
 }
 
-func checkEncoding(t *testing.T, visit string, step int, v any) {
+func checkEncoding(t *testing.T, visit string, step int, v any, tc *tileCache) {
 	t.Helper()
 	want, err := json.Marshal(v)
 	if err != nil {
@@ -103,11 +109,11 @@ func checkEncoding(t *testing.T, visit string, step int, v any) {
 	var got []byte
 	switch r := v.(type) {
 	case *wire.StepResponse:
-		got = appendStepResponse(nil, r)
+		got = appendStepResponse(nil, r, tc)
 	case *wire.ResetResponse:
-		got = appendResetResponse(nil, r)
+		got = appendResetResponse(nil, r, tc)
 	case *wire.ObserveResponse:
-		got = appendObserveResponse(nil, r)
+		got = appendObserveResponse(nil, r, tc)
 	default:
 		t.Fatalf("no hand encoder for %T", v)
 	}

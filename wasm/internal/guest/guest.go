@@ -24,17 +24,21 @@ import (
 
 // Guest holds the open environments of one module instance. It is not
 // safe for concurrent use (a wasm instance is single-threaded anyway).
+// The bytes a method returns are valid until the next call of a method:
+// the responses that carry an observation are written into one buffer.
 type Guest struct {
 	envs map[int]*session
 	next int
+	out  []byte // the last response with an observation
 }
 
-// session is an open environment and the observation its steps are
-// written into (sim.Env.StepInto): each is encoded at once, so one
-// serves every step.
+// session is an open environment, the observation its steps are written
+// into (sim.Env.StepInto: each is encoded at once, so one serves every
+// step) and the encodings of its tiles.
 type session struct {
-	env *sim.Env
-	obs *sim.Observation
+	env   *sim.Env
+	obs   *sim.Observation
+	tiles tileCache
 }
 
 // New returns a guest with no open environment.
@@ -71,9 +75,6 @@ func respond(f func() (any, error)) (out []byte) {
 
 // encoded is a response already in JSON (encode.go).
 type encoded []byte
-
-// responseSize is room for a response with an observation.
-const responseSize = 12 << 10
 
 func encodeError(err error) []byte {
 	b, mErr := json.Marshal(wire.Error{Error: err.Error()})
@@ -175,9 +176,11 @@ func (g *Guest) Reset(in []byte) []byte {
 				h = 1
 			}
 		}
-		g.envs[h] = &session{env: e, obs: obs}
+		s := &session{env: e, obs: obs}
+		g.envs[h] = s
 		g.next = h + 1
-		return encoded(appendResetResponse(make([]byte, 0, responseSize), &wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()})), nil
+		g.out = appendResetResponse(g.out[:0], &wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()}, &s.tiles)
+		return encoded(g.out), nil
 	})
 }
 
@@ -222,7 +225,8 @@ func (g *Guest) Step(in []byte) []byte {
 		if req.TextOnly {
 			resp.Observation = nil
 		}
-		return encoded(appendStepResponse(make([]byte, 0, responseSize), &resp)), nil
+		g.out = appendStepResponse(g.out[:0], &resp, &s.tiles)
+		return encoded(g.out), nil
 	})
 }
 
@@ -234,7 +238,8 @@ func (g *Guest) Observe(in []byte) []byte {
 			return nil, err
 		}
 		o := e.Observe()
-		return encoded(appendObserveResponse(make([]byte, 0, responseSize), &wire.ObserveResponse{Observation: o, Text: o.Text()})), nil
+		g.out = appendObserveResponse(g.out[:0], &wire.ObserveResponse{Observation: o, Text: o.Text()}, nil)
+		return encoded(g.out), nil
 	})
 }
 
