@@ -122,12 +122,14 @@ func appendFrame(b []byte, f *sim.Frame, tc *tileCache) []byte {
 	return append(b, '}')
 }
 
-// tileCache keeps each tile's encoding from a visit's last response: from
-// one step to the next few tiles change, and encoding all of them again
-// was most of the work. The nil cache keeps nothing.
+// tileCache keeps each tile's encoding from a visit's last response, and
+// the whole array's: from one step to the next few tiles change, and
+// encoding all of them again was most of the work. The nil cache keeps
+// nothing.
 type tileCache struct {
 	tiles []sim.Tile // as last encoded
 	enc   [][]byte   // tiles[i]'s encoding; nil when not yet made
+	all   []byte     // the array's encoding, when it is that of tiles
 }
 
 // appendTiles appends tiles as encoding/json writes []sim.Tile.
@@ -135,26 +137,37 @@ func (tc *tileCache) appendTiles(b []byte, tiles []sim.Tile) []byte {
 	if tiles == nil {
 		return append(b, "null"...)
 	}
-	if tc != nil && len(tc.tiles) != len(tiles) {
-		tc.tiles, tc.enc = make([]sim.Tile, len(tiles)), make([][]byte, len(tiles))
+	if tc == nil {
+		b = append(b, '[')
+		for i := range tiles {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTile(b, &tiles[i])
+		}
+		return append(b, ']')
 	}
-	b = append(b, '[')
+	if len(tc.tiles) != len(tiles) {
+		tc.tiles, tc.enc, tc.all = make([]sim.Tile, len(tiles)), make([][]byte, len(tiles)), nil
+	}
 	for i := range tiles {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		t := &tiles[i]
-		if tc == nil {
-			b = appendTile(b, t)
-			continue
-		}
-		if tc.enc[i] == nil || !sameTile(&tc.tiles[i], t) {
+		if t := &tiles[i]; tc.enc[i] == nil || !sameTile(&tc.tiles[i], t) {
 			tc.enc[i] = appendTile(tc.enc[i][:0], t)
 			tc.tiles[i] = *t
+			tc.all = tc.all[:0]
 		}
-		b = append(b, tc.enc[i]...)
 	}
-	return append(b, ']')
+	if len(tc.all) == 0 {
+		tc.all = append(tc.all, '[')
+		for i := range tc.enc {
+			if i > 0 {
+				tc.all = append(tc.all, ',')
+			}
+			tc.all = append(tc.all, tc.enc[i]...)
+		}
+		tc.all = append(tc.all, ']')
+	}
+	return append(b, tc.all...)
 }
 
 // appendTile appends t as encoding/json writes a sim.Tile.
@@ -251,6 +264,15 @@ func appendIntField(b []byte, key string, n int) []byte {
 	return appendInt(append(b, key...), n)
 }
 
+// jsonSafe tells the ASCII bytes encoding/json writes as they are: all
+// but the control bytes, '"', '\\' and the HTML-sensitive '<', '>' and '&'.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendString appends s quoted as encoding/json quotes it (HTML-safe:
 // <, > and & escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced).
 func appendString(b []byte, s string) []byte {
@@ -259,7 +281,7 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
