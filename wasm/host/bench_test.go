@@ -18,24 +18,10 @@ const benchVisit = "orchard/place.color=red/observe/s100"
 // observation, as a model harness would) under each engine. It reports
 // the cost per step, JSON round trip included.
 func BenchmarkStep(b *testing.B) {
-	ctx := context.Background()
 	b.Run("native", func(b *testing.B) {
 		steps := 0
 		for b.Loop() {
-			p, _ := agents.New("greedy")
-			env, obs, err := sim.NewEnv(benchVisit)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for !env.Over() {
-				res, err := env.Step(p.Act(obs))
-				if err != nil {
-					b.Fatal(err)
-				}
-				obs = res.Observation
-				_ = obs.Text()
-				steps++
-			}
+			steps += playNative(b, benchVisit)
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1e6/float64(steps), "µs/step")
 	})
@@ -47,20 +33,7 @@ func BenchmarkStep(b *testing.B) {
 			r := e.rt(b)
 			steps := 0
 			for b.Loop() {
-				p, _ := agents.New("greedy")
-				v, obs, _, err := r.Reset(ctx, benchVisit)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for !obs.Done {
-					res, err := v.Step(ctx, p.Act(obs).String())
-					if err != nil {
-						b.Fatal(err)
-					}
-					obs = res.Observation
-					steps++
-				}
-				v.Close(ctx)
+				steps += playModule(b, r, benchVisit)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()*1e6/float64(steps), "µs/step")
 		})
@@ -231,18 +204,20 @@ func fastest(n int, do func()) time.Duration {
 	return best
 }
 
-// ratioStepVisits are the visits BenchmarkRatio/step plays: one per
-// family, worlds and conditions varying, and a control visit.
-var ratioStepVisits = []string{
-	"orchard/place.color=blue/observe/s17",
-	"market/resource.carry=1/peers/s18",
-	"park/time.rest=noon/solo/s19",
-	"harbor/order.bow=market/told/s20",
-	"library/social.greet=elder/observe/s21",
-	"orchard/direction.path=east/peers/s22",
-	"market/disposal.at=bin/observe/s23",
-	"park/none/control/s24",
-}
+// ratioStepVisits are the visits BenchmarkRatio/step plays: every
+// seventh of the mini suite (each family, world and condition, and a
+// control visit).
+var ratioStepVisits = func() []string {
+	mini, err := sim.LookupSuite("mini")
+	if err != nil {
+		panic(err)
+	}
+	var out []string
+	for k := 0; k < len(mini.Visits); k += 7 {
+		out = append(out, mini.Visits[k])
+	}
+	return out
+}()
 
 // playNative plays visit with greedy natively, rendering every text, and
 // returns the number of steps.

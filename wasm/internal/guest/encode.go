@@ -87,36 +87,8 @@ func appendFrame(b []byte, f *sim.Frame, tc *tileCache) []byte {
 	b = appendInt(append(b, `{"width":`...), f.Width)
 	b = appendInt(append(b, `,"height":`...), f.Height)
 	b = tc.appendTiles(append(b, `,"tiles":`...), f.Tiles)
-	b = append(b, `,"zones":`...)
-	if f.Zones == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range f.Zones {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			z := &f.Zones[i]
-			b = appendString(append(b, `{"name":`...), z.Name)
-			b = appendPos(append(b, `,"min":`...), z.Min)
-			b = appendPos(append(b, `,"max":`...), z.Max)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"agents":`...)
-	if f.Agents == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range f.Agents {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendAgent(b, &f.Agents[i])
-		}
-		b = append(b, ']')
-	}
+	b = appendList(append(b, `,"zones":`...), f.Zones, appendZone)
+	b = appendList(append(b, `,"agents":`...), f.Agents, appendAgent)
 	b = appendInt(append(b, `,"step":`...), f.Step)
 	b = appendString(append(b, `,"phase":`...), f.Phase)
 	return append(b, '}')
@@ -138,14 +110,7 @@ func (tc *tileCache) appendTiles(b []byte, tiles []sim.Tile) []byte {
 		return append(b, "null"...)
 	}
 	if tc == nil {
-		b = append(b, '[')
-		for i := range tiles {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendTile(b, &tiles[i])
-		}
-		return append(b, ']')
+		return appendList(b, tiles, appendTile)
 	}
 	if len(tc.tiles) != len(tiles) {
 		tc.tiles, tc.enc, tc.all = make([]sim.Tile, len(tiles)), make([][]byte, len(tiles)), nil
@@ -212,28 +177,44 @@ func appendAgent(b []byte, a *sim.Agent) []byte {
 }
 
 // appendEvents appends evs as encoding/json writes []sim.Event.
-func appendEvents(b []byte, evs []sim.Event) []byte {
-	if evs == nil {
+func appendEvents(b []byte, evs []sim.Event) []byte { return appendList(b, evs, appendEvent) }
+
+// appendEvent appends ev as encoding/json writes a sim.Event.
+func appendEvent(b []byte, ev *sim.Event) []byte {
+	b = appendInt(append(b, `{"day":`...), ev.Day)
+	b = appendInt(append(b, `,"step":`...), ev.Step)
+	b = appendString(append(b, `,"kind":`...), ev.Kind)
+	b = appendStringField(b, `,"by":`, ev.By)
+	b = appendStringField(b, `,"to":`, ev.To)
+	b = appendString(append(b, `,"text":`...), ev.Text)
+	b = appendStringField(b, `,"act":`, ev.Act)
+	if ev.At != (sim.Pos{}) { // omitzero
+		b = appendPos(append(b, `,"at":`...), ev.At)
+	}
+	b = appendStringField(b, `,"did":`, ev.Did)
+	return append(b, '}')
+}
+
+// appendZone appends z as encoding/json writes a sim.Zone.
+func appendZone(b []byte, z *sim.Zone) []byte {
+	b = appendString(append(b, `{"name":`...), z.Name)
+	b = appendPos(append(b, `,"min":`...), z.Min)
+	b = appendPos(append(b, `,"max":`...), z.Max)
+	return append(b, '}')
+}
+
+// appendList appends list as encoding/json writes a slice: null when
+// nil, else each element by elem between brackets.
+func appendList[E any](b []byte, list []E, elem func([]byte, *E) []byte) []byte {
+	if list == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, '[')
-	for i := range evs {
+	for i := range list {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		ev := &evs[i]
-		b = appendInt(append(b, `{"day":`...), ev.Day)
-		b = appendInt(append(b, `,"step":`...), ev.Step)
-		b = appendString(append(b, `,"kind":`...), ev.Kind)
-		b = appendStringField(b, `,"by":`, ev.By)
-		b = appendStringField(b, `,"to":`, ev.To)
-		b = appendString(append(b, `,"text":`...), ev.Text)
-		b = appendStringField(b, `,"act":`, ev.Act)
-		if ev.At != (sim.Pos{}) { // omitzero
-			b = appendPos(append(b, `,"at":`...), ev.At)
-		}
-		b = appendStringField(b, `,"did":`, ev.Did)
-		b = append(b, '}')
+		b = elem(b, &list[i])
 	}
 	return append(b, ']')
 }
