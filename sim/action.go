@@ -40,16 +40,30 @@ func (a Action) String() string {
 	return a.Verb
 }
 
-// ErrAction is wrapped by every action parse error.
-var errAction = errors.New("sim: bad action")
+// ErrAction is wrapped by every error of ParseAction, and by Step's error
+// for an action with no verb: test for it with errors.Is.
+var ErrAction = errors.New("sim: bad action")
 
 // ParseAction reads an action's text form. It is case-insensitive, trims
 // space, and accepts the abbreviations n s e w for the moves. "give" needs
 // exactly one agent id. It never panics.
 func ParseAction(s string) (Action, error) {
+	// Canonical text, which Step records and agents write, reads as is.
+	switch s {
+	case North, South, East, West, Wait, Pick, Drop, Use, Bow:
+		return Action{Verb: s}, nil
+	}
+	if t, ok := strings.CutPrefix(s, Give+" "); ok && isLowerWord(t) {
+		return Action{Verb: Give, Target: t}, nil
+	}
+	return parseAction(s)
+}
+
+// parseAction is ParseAction for any text.
+func parseAction(s string) (Action, error) {
 	f := strings.Fields(strings.ToLower(s))
 	if len(f) == 0 {
-		return Action{}, fmt.Errorf("%w: empty action (want one of %s)", errAction, strings.Join(ActionVerbs(), ", "))
+		return Action{}, fmt.Errorf("%w: empty action (want one of %s)", ErrAction, strings.Join(ActionVerbs(), ", "))
 	}
 	v := f[0]
 	switch v {
@@ -65,19 +79,30 @@ func ParseAction(s string) (Action, error) {
 	switch v {
 	case North, South, East, West, Wait, Pick, Drop, Use, Bow:
 		if len(f) != 1 {
-			return Action{}, fmt.Errorf("%w: %q takes no argument", errAction, v)
+			return Action{}, fmt.Errorf("%w: %q takes no argument", ErrAction, v)
 		}
 		return Action{Verb: v}, nil
 	case Give:
 		if len(f) != 2 {
-			return Action{}, fmt.Errorf("%w: give needs one agent, as in \"give mara\"", errAction)
+			return Action{}, fmt.Errorf("%w: give needs one agent, as in \"give mara\"", ErrAction)
 		}
 		return Action{Verb: Give, Target: f[1]}, nil
 	}
 	if len(v) > 40 {
 		v = v[:40] + "…"
 	}
-	return Action{}, fmt.Errorf("%w: unknown action %q (want one of %s)", errAction, v, strings.Join(ActionVerbs(), ", "))
+	return Action{}, fmt.Errorf("%w: unknown action %q (want one of %s)", ErrAction, v, strings.Join(ActionVerbs(), ", "))
+}
+
+// isLowerWord reports whether s is one or more lower-case ASCII letters
+// and digits: a word that lower-casing and splitting leave alone.
+func isLowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // IsMove reports whether the action is one of the four moves.

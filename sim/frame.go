@@ -1,5 +1,7 @@
 package sim
 
+import "unsafe"
+
 // Pos is a tile position: X grows east, Y grows south.
 type Pos struct {
 	X int `json:"x"`
@@ -89,6 +91,59 @@ func (f *Frame) Clone() *Frame {
 	g.Zones = append([]Zone(nil), f.Zones...)
 	g.Agents = append([]Agent(nil), f.Agents...)
 	return &g
+}
+
+// CopyInto makes dst a deep copy of f, as Clone would, but in dst's own
+// memory where it has room: for callers that keep a frame every step.
+// It writes only the tiles that differ, and most do not from one step to
+// the next: under WebAssembly, where the collector marks while the
+// program runs, every pointer written can cost a write barrier.
+func (f *Frame) CopyInto(dst *Frame) {
+	tiles, zones, agents := dst.Tiles, dst.Zones, dst.Agents
+	*dst = *f
+	dst.Tiles = copyTiles(tiles, f.Tiles)
+	dst.Zones = copySlice(zones, f.Zones)
+	dst.Agents = copySlice(agents, f.Agents)
+}
+
+// copySlice returns a copy of src in dst's memory (nil for an empty src,
+// as Clone copies).
+func copySlice[E any](dst, src []E) []E {
+	if len(src) == 0 {
+		return nil
+	}
+	return append(dst[:0], src...)
+}
+
+// copyTiles is copySlice for tiles, writing only those not already equal.
+func copyTiles(dst, src []Tile) []Tile {
+	if len(dst) != len(src) {
+		return copySlice(dst, src)
+	}
+	for i := range src {
+		if d, s := &dst[i], &src[i]; !sameTile(d, s) {
+			*d = *s
+		}
+	}
+	return dst
+}
+
+// sameTile reports whether a and b certainly hold the same tile, telling
+// equal strings by their memory, not their bytes (a copy shares its
+// strings with the original): a false answer for equal tiles only costs a
+// write.
+func sameTile(a, b *Tile) bool {
+	return a.Stock == b.Stock && a.Loose == b.Loose && sameString(a.Terrain, b.Terrain) &&
+		sameString(a.Color, b.Color) && sameString(a.Zone, b.Zone) && sameString(a.Object, b.Object) &&
+		sameString(a.ObjectColor, b.ObjectColor)
+}
+
+// sameString reports whether a and b are the same bytes in memory. It
+// only compares addresses (unsafe.StringData reads nothing): comparing
+// the bytes costs a call per string under WebAssembly, and this check runs
+// for every tile every step.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 func adjacent(a, b Pos) bool {

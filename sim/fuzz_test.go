@@ -8,6 +8,7 @@ import (
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/simtest"
 )
 
 // The boundaries that take outside input: action text, visit ids, and
@@ -25,8 +26,8 @@ func FuzzParseAction(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := sim.ParseAction(s)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "sim: bad action") {
-				t.Errorf("ParseAction(%q) error %q, want the prefix \"sim: bad action\"", s, err)
+			if !errors.Is(err, sim.ErrAction) {
+				t.Errorf("ParseAction(%q) error %q, want one wrapping ErrAction", s, err)
 			}
 			if a != (sim.Action{}) {
 				t.Errorf("ParseAction(%q) = %#v with an error, want the zero Action", s, a)
@@ -63,8 +64,8 @@ func FuzzParseVisitID(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := sim.ParseVisitID(s)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "sim: bad visit id") {
-				t.Errorf("ParseVisitID(%q) error %q, want the prefix \"sim: bad visit id\"", s, err)
+			if !errors.Is(err, sim.ErrVisitID) {
+				t.Errorf("ParseVisitID(%q) error %q, want one wrapping ErrVisitID", s, err)
 			}
 			return
 		}
@@ -75,8 +76,11 @@ func FuzzParseVisitID(f *testing.F) {
 		if err != nil || env == nil || obs == nil {
 			t.Fatalf("NewEnv(%q) failed on a valid id: %v", s, err)
 		}
-		if err := resetProblem(v, env, obs); err != nil {
+		if err := simtest.CheckObservation(v, obs); err != nil {
 			t.Errorf("NewEnv(%q): %v", s, err)
+		}
+		if obs.Day != 1 || obs.Frame.Step != 0 || env.Over() {
+			t.Errorf("NewEnv(%q) starts at day %d step %d (over: %v), want day 1 step 0", s, obs.Day, obs.Frame.Step, env.Over())
 		}
 	})
 }
@@ -132,7 +136,7 @@ func FuzzStep(f *testing.F) {
 			if err != nil {
 				t.Fatalf("line %d: Step(%q) = %v, want no error for a parsed action", k+1, a, err)
 			}
-			if err := obsProblem(v, res.Observation); err != nil {
+			if err := simtest.CheckObservation(v, res.Observation); err != nil {
 				t.Fatalf("line %d: Step(%q): %v", k+1, a, err)
 			}
 			obs = res.Observation
@@ -190,8 +194,8 @@ func TestParseActionErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseAction(%q) succeeded, want an error containing %q", tc.input, tc.want)
 			}
-			if got, want := err.Error(), tc.want; !strings.Contains(got, want) {
-				t.Errorf("ParseAction(%q) error = %q, want it to contain %q", tc.input, got, want)
+			if got, want := err.Error(), tc.want; !strings.Contains(got, want) || !errors.Is(err, sim.ErrAction) {
+				t.Errorf("ParseAction(%q) error = %q, want one wrapping ErrAction and containing %q", tc.input, got, want)
 			}
 		})
 	}
@@ -233,14 +237,14 @@ func TestParseVisitIDErrors(t *testing.T) {
 			if got, want := err.Error(), tc.want; !strings.Contains(got, want) {
 				t.Errorf("ParseVisitID(%q) error = %q, want it to contain %q", tc.input, got, want)
 			}
-			if got, want := err.Error(), "sim: bad visit id"; !strings.HasPrefix(got, want) {
-				t.Errorf("ParseVisitID(%q) error = %q, want the prefix %q", tc.input, got, want)
+			if !errors.Is(err, sim.ErrVisitID) {
+				t.Errorf("ParseVisitID(%q) error = %q, want one wrapping ErrVisitID", tc.input, err)
 			}
 			env, obs, err := sim.NewEnv(tc.input)
 			if err == nil || env != nil || obs != nil {
 				t.Errorf("NewEnv(%q) = %v, %v, %v, want only an error", tc.input, env, obs, err)
-			} else if got, want := err.Error(), tc.want; !strings.Contains(got, want) {
-				t.Errorf("NewEnv(%q) error = %q, want it to contain %q", tc.input, got, want)
+			} else if got, want := err.Error(), tc.want; !strings.Contains(got, want) || !errors.Is(err, sim.ErrVisitID) {
+				t.Errorf("NewEnv(%q) error = %q, want one wrapping ErrVisitID and containing %q", tc.input, got, want)
 			}
 			if _, err := agents.Play(tc.input, "greedy"); err == nil {
 				t.Errorf("agents.Play(%q, greedy) succeeded, want an error", tc.input)
@@ -274,8 +278,8 @@ func TestStepErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Step(%#v) succeeded, want an error containing %q", tc.a, tc.want)
 			}
-			if got, want := err.Error(), tc.want; !strings.Contains(got, want) {
-				t.Errorf("Step(%#v) error = %q, want it to contain %q", tc.a, got, want)
+			if got, want := err.Error(), tc.want; !strings.Contains(got, want) || !errors.Is(err, sim.ErrAction) {
+				t.Errorf("Step(%#v) error = %q, want one wrapping ErrAction and containing %q", tc.a, got, want)
 			}
 			if errors.Is(err, sim.ErrVisitOver) {
 				t.Errorf("Step(%#v) error is ErrVisitOver", tc.a)

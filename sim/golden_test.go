@@ -2,8 +2,11 @@ package sim_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +103,49 @@ func TestGoldenHashes(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "hashes.expected.json", append(b, '\n'))
+}
+
+// TestGoldenTexts pins the text (and JSON) of every observation of the
+// mini suite played by greedy, random and observer: a SHA-256 over each
+// form, so that a change to the rendering, which model prompts and the
+// browser depend on, shows here even where the first observations of
+// TestGoldenText do not change.
+func TestGoldenTexts(t *testing.T) {
+	mini, err := sim.LookupSuite("mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, js := sha256.New(), sha256.New()
+	n := 0
+	for _, id := range mini.Visits {
+		for _, name := range []string{"greedy", "random", "observer"} {
+			p, err := agents.New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, obs, err := sim.NewEnv(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				fmt.Fprintf(text, "%s\x00%s\x00", obs.Text(), obs.Recap())
+				js.Write(mustJSON(t, obs))
+				n++
+				if env.Over() {
+					break
+				}
+				res, err := env.Step(p.Act(obs))
+				if err != nil {
+					t.Fatal(err)
+				}
+				obs = res.Observation
+			}
+		}
+	}
+	got := map[string]any{"observations": n, "text_sha256": hex.EncodeToString(text.Sum(nil)), "json_sha256": hex.EncodeToString(js.Sum(nil))}
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "texts.expected.json", append(b, '\n'))
 }

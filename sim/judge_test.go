@@ -7,6 +7,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/simtest"
 )
 
 // tinyFrame is a hand-built 6×3 world:
@@ -57,7 +58,7 @@ func tinyFrame() *sim.Frame {
 }
 
 func TestTinyFrameIsValid(t *testing.T) {
-	if err := frameProblem(tinyFrame()); err != nil {
+	if err := simtest.CheckFrame(tinyFrame()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,95 +2,22 @@ package sim_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/simtest"
 )
 
 // No leak (DESIGN.md): no field of an observation is computed from the
 // norm, except the statement under told. With one seed, two norms of a
 // family give identical observations until some agent's behaviour differs.
 
-// needle is a string that must not appear in an observation.
-type needle struct {
-	what string // for the error message
-	text string // as it would appear in the text form
-	json []byte // as it would appear in the JSON form
-}
-
-func newNeedle(what, s string) needle {
-	b, _ := json.Marshal(s)
-	return needle{what: what, text: s, json: b[1 : len(b)-1]}
-}
-
-// normNeedles returns the strings that would give norm n away: its id,
-// its rule and its statement.
-func normNeedles(n norms.Norm) []needle {
-	return []needle{
-		newNeedle("norm id", n.ID),
-		newNeedle("rule of "+n.ID, n.Rule.String()),
-		newNeedle("statement of "+n.ID, n.Statement),
-	}
-}
-
-var catalogNeedles = sync.OnceValue(func() []needle {
-	var out []needle
-	for _, n := range norms.Default().Norms() {
-		out = append(out, normNeedles(n)...)
-	}
-	return out
-})
-
-// noNormProblem checks that observation o of visit v, whose JSON and
-// text are js and text, names neither the visit nor the visit's norm nor,
-// when all is set, any norm of the catalog. Under told the statement is in
-// Told and on the line "Community rule: …" of the text, and nowhere else.
-func noNormProblem(v sim.VisitID, o *sim.Observation, all bool, js []byte, text string) error {
-	needles := []needle{newNeedle("visit id", v.String())}
-	if all {
-		needles = append(needles, catalogNeedles()...)
-	} else if v.Norm != norms.NoNorm {
-		n, err := norms.Default().Lookup(v.Norm)
-		if err != nil {
-			return err
-		}
-		needles = append(needles, normNeedles(n)...)
-	}
-	if o.Told != "" {
-		line := "Community rule: " + o.Told + "\n"
-		if !strings.Contains(text, line) {
-			return fmt.Errorf("told observation's text lacks %q:\n%s", line, text)
-		}
-		field := append(append([]byte(`"told":"`), newNeedle("", o.Told).json...), '"', ',')
-		if !bytes.Contains(js, field) {
-			return fmt.Errorf("told observation's JSON lacks %s:\n%s", field, js)
-		}
-		text = strings.Replace(text, line, "", 1)
-		js = bytes.Replace(js, field, nil, 1)
-	}
-	for _, n := range needles {
-		if bytes.Contains(js, n.json) {
-			return fmt.Errorf("observation JSON contains the %s %q:\n%s", n.what, n.text, js)
-		}
-		if strings.Contains(text, n.text) {
-			return fmt.Errorf("observation text contains the %s %q:\n%s", n.what, n.text, text)
-		}
-	}
-	return nil
-}
-
-// noNormIn is noNormProblem for an observation not yet encoded.
-func noNormIn(t testing.TB, v sim.VisitID, o *sim.Observation, all bool) error {
-	return noNormProblem(v, o, all, mustJSON(t, o), o.Text())
-}
-
 // TestObservationHidesTheNorm checks the first observation of every norm
-// under every condition against every norm of the catalog.
+// under every condition against every norm of the catalog
+// (simtest.CheckObservation).
 func TestObservationHidesTheNorm(t *testing.T) {
 	worlds := sim.WorldNames()
 	for ni, n := range norms.Default().Norms() {
@@ -101,7 +28,7 @@ func TestObservationHidesTheNorm(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := noNormIn(t, v, obs, true); err != nil {
+				if err := simtest.CheckObservation(v, obs); err != nil {
 					t.Error(err)
 				}
 				if c == sim.Told {
@@ -181,7 +108,7 @@ func leakPair(t *testing.T, a, b sim.VisitID) (compared, played int) {
 			v sim.VisitID
 			o *sim.Observation
 		}{{a, oa}, {b, ob}} {
-			if err := noNormIn(t, x.v, x.o, played%10 == 0); err != nil {
+			if err := simtest.CheckObservation(x.v, x.o); err != nil {
 				t.Fatalf("step %d: %v", played, err)
 			}
 		}

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -200,5 +201,34 @@ func TestProbeOptions(t *testing.T) {
 		if !slices.Equal(again.Probe().Options, p.Options) {
 			t.Errorf("%s: the options changed between two resets", id)
 		}
+	}
+}
+
+// TestAnswerErrors: Answer refuses a visit with no probe and an option out
+// of range with the exported sentinels, and records nothing.
+func TestAnswerErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		visit string
+		k     int
+		want  error
+	}{
+		{name: "control", visit: "orchard/none/control/s1", k: 0, want: sim.ErrNoProbe},
+		{name: "negative", visit: "orchard/place.color=blue/observe/s17", k: -1, want: sim.ErrBadAnswer},
+		{name: "past the options", visit: "orchard/place.color=blue/observe/s17", k: 4, want: sim.ErrBadAnswer},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, err := sim.NewEnv(tc.visit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := env.Answer(tc.k); !errors.Is(err, tc.want) {
+				t.Errorf("Answer(%d) error = %v, want %v", tc.k, err, tc.want)
+			}
+			if got := env.ProbeAnswer(); got != -1 {
+				t.Errorf("ProbeAnswer() = %d after a refused answer, want -1", got)
+			}
+		})
 	}
 }

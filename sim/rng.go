@@ -1,14 +1,19 @@
 package sim
 
-import "strconv"
+import (
+	"strconv"
 
-// rng is a small deterministic generator (SplitMix64). Its stream depends
-// only on its seed, never on the host.
-type rng struct{ s uint64 }
+	"github.com/normgym/normgym/sim/splitmix"
+)
+
+// rng is the simulation's deterministic generator (SplitMix64, package
+// splitmix) with the draws it needs. Its stream depends only on its
+// seed, never on the host.
+type rng struct{ src splitmix.Source }
 
 // newRNG seeds a generator from parts, hashed with FNV-1a.
 func newRNG(parts ...string) *rng {
-	return &rng{s: seedOf(parts...)}
+	return &rng{src: *splitmix.New(seedOf(parts...))}
 }
 
 func seedOf(parts ...string) uint64 {
@@ -24,13 +29,7 @@ func seedOf(parts ...string) uint64 {
 	return h
 }
 
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func (r *rng) next() uint64 { return r.src.Uint64() }
 
 // intn returns a value in [0, n); n must be > 0.
 func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/normgym/normgym/norms"
+import (
+	"errors"
+
+	"github.com/normgym/normgym/norms"
+)
 
 // Scores are a visit's results for the newcomer (DESIGN.md, Scoring).
 type Scores struct {
@@ -136,16 +140,22 @@ func drawProbe(id string, n norms.Norm, catalog []norms.Norm) *Probe {
 // Correct reports whether option k is the rule.
 func (p *Probe) Correct(k int) bool { return k == p.correct }
 
+// ErrNoProbe is Answer's error under control, where there is no probe.
+var ErrNoProbe = errors.New("sim: control visits have no probe")
+
+// ErrBadAnswer is Answer's error for an option index out of range.
+var ErrBadAnswer = errors.New("sim: probe answer out of range (want 0 to 3)")
+
 // Answer records the newcomer's probe answer (0-based option index) and
-// reports whether it is correct. It fails under control or for an index
-// out of range.
+// reports whether it is correct. It fails with ErrNoProbe under control
+// and with ErrBadAnswer for an index out of range, changing nothing.
 func (e *Env) Answer(k int) (bool, error) {
 	p := e.Probe()
 	if p == nil {
-		return false, errNoProbe
+		return false, ErrNoProbe
 	}
 	if k < 0 || k >= len(p.Options) {
-		return false, errBadAnswer
+		return false, ErrBadAnswer
 	}
 	e.answer = k
 	return p.Correct(k), nil

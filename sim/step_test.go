@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -30,26 +31,27 @@ func TestBlockedChangesNothing(t *testing.T) {
 	for _, id := range visits {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
-			_, tr := replay(t, id, randomActions(t, id))
+			actions := randomActions(t, id)
+			_, seen := replay(t, id, actions)
 			checked := 0
-			for k := 0; k < len(tr.actions) && checked < 3; k++ {
+			for k := 0; k < len(actions) && checked < 3; k++ {
 				var got sim.Observation
-				if err := json.Unmarshal(tr.json[k+1], &got); err != nil {
+				if err := json.Unmarshal(seen[k+1], &got); err != nil {
 					t.Fatal(err)
 				}
 				if !hasBlocked(got.Events) || got.Frame.Step == 0 {
 					continue // not blocked, or a new day began
 				}
 				checked++
-				_, alt := replay(t, id, append(slices.Clone(tr.actions[:k]), sim.Action{Verb: sim.Wait}))
+				_, alt := replay(t, id, append(slices.Clone(actions[:k]), sim.Action{Verb: sim.Wait}))
 				var want sim.Observation
-				if err := json.Unmarshal(alt.json[k+1], &want); err != nil {
+				if err := json.Unmarshal(alt[k+1], &want); err != nil {
 					t.Fatal(err)
 				}
 				got.Frame.Agents[0].LastAction = sim.Wait
 				got.Events = slices.DeleteFunc(got.Events, func(ev sim.Event) bool { return ev.Kind == "blocked" })
 				if g, w := mustJSON(t, got), mustJSON(t, want); !bytes.Equal(g, w) {
-					t.Errorf("step %d: blocked %q, want the same observation as wait but the newcomer's last action and the blocked event:\n%s\n%s", k+1, tr.actions[k], g, w)
+					t.Errorf("step %d: blocked %q, want the same observation as wait but the newcomer's last action and the blocked event:\n%s\n%s", k+1, actions[k], g, w)
 				}
 			}
 			if checked == 0 {
@@ -227,8 +229,12 @@ func TestBlocked(t *testing.T) {
 			if got, want := texts[0], tc.reason; !strings.Contains(got, want) {
 				t.Errorf("blocked text = %q, want it to contain %q", got, want)
 			}
-			if err := newcomerProblem(&obs.Frame, &res.Observation.Frame, a, true); err != nil {
-				t.Error(err)
+			// A blocked action changes nothing of the newcomer but its
+			// last action.
+			was, is := obs.Frame.Agents[0], res.Observation.Frame.Agents[0]
+			was.LastAction = a.String()
+			if is != was {
+				t.Errorf("blocked Step(%q): newcomer %+v, want %+v", a, is, was)
 			}
 		})
 	}
@@ -396,8 +402,8 @@ func TestStepActionsReplay(t *testing.T) {
 				}
 				actions = append(actions, a)
 			}
-			again, tr := replay(t, id, actions)
-			if got, want := tr.json[1], mustJSON(t, res.Observation); !bytes.Equal(got, want) {
+			again, seen := replay(t, id, actions)
+			if got, want := seen[1], mustJSON(t, res.Observation); !bytes.Equal(got, want) {
 				var o sim.Observation
 				if err := json.Unmarshal(got, &o); err != nil {
 					t.Fatal(err)
@@ -407,6 +413,59 @@ func TestStepActionsReplay(t *testing.T) {
 			}
 			if got, want := again.Hash(), env.Hash(); got != want {
 				t.Errorf("Step(%#v) recorded %q; replaying it: hash %.12s…, want %.12s…", tc.a, env.Actions(), got, want)
+			}
+		})
+	}
+}
+
+// TestStepInto: StepInto writing into one observation gives, step by
+// step, the observation Step gives; a refused step leaves it as it was.
+func TestStepInto(t *testing.T) {
+	for _, id := range []string{"orchard/place.color=blue/observe/s17", "harbor/order.bow=drop/solo/s2", "park/none/control/s5"} {
+		t.Run(id, func(t *testing.T) {
+			p := newPolicy(t, "greedy", id)
+			a, obs, err := sim.NewEnv(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, into, err := sim.NewEnv(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := mustJSON(t, into)
+			if _, err := b.StepInto(sim.Action{Verb: "fly"}, into); !errors.Is(err, sim.ErrAction) {
+				t.Errorf("StepInto(fly) = %v, want ErrAction", err)
+			}
+			if got := mustJSON(t, into); !bytes.Equal(got, first) {
+				t.Errorf("a refused StepInto changed the observation")
+			}
+			for step := 1; !a.Over(); step++ {
+				act := p.Act(obs)
+				ra, err := a.Step(act)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rb, err := b.StepInto(act, into)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rb.Observation != into {
+					t.Fatalf("step %d: StepInto returned another observation", step)
+				}
+				if got, want := mustJSON(t, rb), mustJSON(t, ra); !bytes.Equal(got, want) {
+					t.Fatalf("step %d: StepInto gave\n%s\nStep gave\n%s", step, got, want)
+				}
+				obs = ra.Observation
+			}
+			before := mustJSON(t, into)
+			if _, err := b.StepInto(sim.Action{Verb: sim.Wait}, into); !errors.Is(err, sim.ErrVisitOver) {
+				t.Errorf("StepInto after the end = %v, want ErrVisitOver", err)
+			}
+			if _, err := b.StepInto(sim.Action{Verb: "fly"}, into); !errors.Is(err, sim.ErrVisitOver) {
+				t.Errorf("StepInto(fly) after the end = %v, want ErrVisitOver", err)
+			}
+			if got := mustJSON(t, into); !bytes.Equal(got, before) {
+				t.Errorf("a refused StepInto changed the observation")
 			}
 		})
 	}

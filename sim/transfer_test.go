@@ -9,34 +9,14 @@ import (
 )
 
 func TestTransferVisitIDs(t *testing.T) {
-	tests := []struct {
-		id      string
-		wantErr string
-	}{
+	checkVisitIDs(t, []visitIDCase{
 		{"orchard>harbor/place.color=blue/observe/s3", ""},
 		{"library>park/none/control/s0", ""},
 		{"orchard>orchard/place.color=blue/observe/s3", "two different worlds"},
 		{"orchard>moon/place.color=blue/observe/s3", `unknown world "moon"`},
 		{"orchard>harbor>park/place.color=blue/observe/s3", "unknown world"},
 		{">harbor/place.color=blue/observe/s3", `unknown world ""`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.id, func(t *testing.T) {
-			v, err := sim.ParseVisitID(tt.id)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("ParseVisitID(%q) = %v, want an error containing %q", tt.id, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := v.String(); got != tt.id {
-				t.Errorf("String() = %q, want %q", got, tt.id)
-			}
-		})
-	}
+	})
 }
 
 // The test day of a transfer visit happens in its second world, with the

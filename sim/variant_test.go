@@ -9,14 +9,23 @@ import (
 )
 
 func TestVariantVisitIDs(t *testing.T) {
-	tests := []struct{ id, wantErr string }{
+	checkVisitIDs(t, []visitIDCase{
 		{"park/place.terrain=grass/observe+noisy/s2", ""},
 		{"park/place.terrain=grass/solo+delayed/s2", ""},
 		{"park>orchard/place.terrain=grass/told+noisy/s2", ""},
 		{"park/place.terrain=grass/observe+loud/s2", `unknown sanction variant "loud"`},
 		{"park/none/control+noisy/s2", "control visits have no sanctions"},
 		{"park/place.terrain=grass/observe+/s2", "unknown sanction variant"},
-	}
+	})
+}
+
+// visitIDCase is a visit id and the error ParseVisitID gives ("" for none).
+type visitIDCase struct{ id, wantErr string }
+
+// checkVisitIDs parses each id: the error must contain wantErr, or the id
+// must read back unchanged through String.
+func checkVisitIDs(t *testing.T, tests []visitIDCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
 			v, err := sim.ParseVisitID(tt.id)

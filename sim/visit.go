@@ -71,8 +71,9 @@ func (v VisitID) DayWorld(d int) string {
 	return v.World
 }
 
-// errVisit is wrapped by every visit id error.
-var errVisit = errors.New("sim: bad visit id")
+// ErrVisitID is wrapped by every error of ParseVisitID, and so of NewEnv
+// for a bad id: test for it with errors.Is.
+var ErrVisitID = errors.New("sim: bad visit id")
 
 // maxSeed bounds visit seeds.
 const maxSeed = 1<<31 - 1
@@ -82,50 +83,50 @@ const maxSeed = 1<<31 - 1
 func ParseVisitID(s string) (VisitID, error) {
 	parts := strings.Split(s, "/")
 	if len(parts) != 4 {
-		return VisitID{}, fmt.Errorf("%w %q: want world/norm/condition/sN, as in orchard/place.color=blue/observe/s17", errVisit, clip(s))
+		return VisitID{}, fmt.Errorf("%w %q: want world/norm/condition/sN, as in orchard/place.color=blue/observe/s17", ErrVisitID, clip(s))
 	}
 	v := VisitID{World: parts[0], Norm: parts[1], Condition: parts[2]}
 	if c, variant, ok := strings.Cut(v.Condition, "+"); ok {
 		if !contains(Variants(), variant) {
-			return VisitID{}, fmt.Errorf("%w %q: unknown sanction variant %q (want one of %s)", errVisit, clip(s), clip(variant), strings.Join(Variants(), ", "))
+			return VisitID{}, fmt.Errorf("%w %q: unknown sanction variant %q (want one of %s)", ErrVisitID, clip(s), clip(variant), strings.Join(Variants(), ", "))
 		}
 		if c == Control {
-			return VisitID{}, fmt.Errorf("%w %q: control visits have no sanctions to vary", errVisit, clip(s))
+			return VisitID{}, fmt.Errorf("%w %q: control visits have no sanctions to vary", ErrVisitID, clip(s))
 		}
 		v.Condition, v.Variant = c, variant
 	}
 	if first, test, ok := strings.Cut(v.World, ">"); ok {
 		if first == test {
-			return VisitID{}, fmt.Errorf("%w %q: a transfer visit needs two different worlds, as in orchard>harbor", errVisit, clip(s))
+			return VisitID{}, fmt.Errorf("%w %q: a transfer visit needs two different worlds, as in orchard>harbor", ErrVisitID, clip(s))
 		}
 		v.World, v.TestWorld = first, test
 		if _, err := LookupWorld(test); err != nil {
-			return VisitID{}, fmt.Errorf("%w %q: %v", errVisit, clip(s), err)
+			return VisitID{}, fmt.Errorf("%w %q: %v", ErrVisitID, clip(s), err)
 		}
 	}
 	if _, err := LookupWorld(v.World); err != nil {
-		return VisitID{}, fmt.Errorf("%w %q: %v", errVisit, clip(s), err)
+		return VisitID{}, fmt.Errorf("%w %q: %v", ErrVisitID, clip(s), err)
 	}
 	if !contains(Conditions(), v.Condition) {
-		return VisitID{}, fmt.Errorf("%w %q: unknown condition %q (want one of %s)", errVisit, clip(s), clip(v.Condition), strings.Join(Conditions(), ", "))
+		return VisitID{}, fmt.Errorf("%w %q: unknown condition %q (want one of %s)", ErrVisitID, clip(s), clip(v.Condition), strings.Join(Conditions(), ", "))
 	}
 	switch {
 	case v.Condition == Control && v.Norm != norms.NoNorm:
-		return VisitID{}, fmt.Errorf("%w %q: control visits have no norm: write %q for the norm", errVisit, clip(s), norms.NoNorm)
+		return VisitID{}, fmt.Errorf("%w %q: control visits have no norm: write %q for the norm", ErrVisitID, clip(s), norms.NoNorm)
 	case v.Condition != Control && v.Norm == norms.NoNorm:
-		return VisitID{}, fmt.Errorf("%w %q: only control visits have no norm", errVisit, clip(s))
+		return VisitID{}, fmt.Errorf("%w %q: only control visits have no norm", ErrVisitID, clip(s))
 	case v.Norm != norms.NoNorm:
 		if _, err := norms.Default().Lookup(v.Norm); err != nil {
-			return VisitID{}, fmt.Errorf("%w %q: %v", errVisit, clip(s), err)
+			return VisitID{}, fmt.Errorf("%w %q: %v", ErrVisitID, clip(s), err)
 		}
 	}
 	seed := parts[3]
 	if len(seed) < 2 || seed[0] != 's' || (seed[1] == '0' && len(seed) > 2) {
-		return VisitID{}, fmt.Errorf("%w %q: the seed must read sN with no leading zeros, as in s17", errVisit, clip(s))
+		return VisitID{}, fmt.Errorf("%w %q: the seed must read sN with no leading zeros, as in s17", ErrVisitID, clip(s))
 	}
 	n, err := strconv.Atoi(seed[1:])
 	if err != nil || n < 0 || n > maxSeed || strconv.Itoa(n) != seed[1:] {
-		return VisitID{}, fmt.Errorf("%w %q: the seed must be s0 to s%d", errVisit, clip(s), maxSeed)
+		return VisitID{}, fmt.Errorf("%w %q: the seed must be s0 to s%d", ErrVisitID, clip(s), maxSeed)
 	}
 	v.Seed = n
 	return v, nil
@@ -146,8 +147,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-var (
-	errNoProbe   = errors.New("sim: control visits have no probe")
-	errBadAnswer = errors.New("sim: probe answer out of range (want 0 to 3)")
-)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/normgym/normgym/sim/splitmix"
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 )
@@ -65,13 +66,14 @@ func NewOracle(n *norms.Norm) Policy {
 }
 
 // Run plays a whole visit with policy p (the probe included) and returns
-// the finished environment.
+// the finished environment. p gets a new observation every step and may
+// keep them.
 func Run(visit string, p Policy) (*sim.Env, error) {
 	env, obs, err := sim.NewEnv(visit)
 	if err != nil {
 		return nil, err
 	}
-	return env, finish(env, obs, p)
+	return env, finish(env, obs, p, false)
 }
 
 // Play plays a whole visit with the baseline called name and returns the
@@ -85,13 +87,24 @@ func Play(visit, name string) (*sim.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return env, finish(env, obs, p)
+	// The baselines keep nothing of an observation once they have acted
+	// on it (they copy what they need), so one observation serves the
+	// whole visit (sim.Env.StepInto): TestPlayMatchesRun holds it.
+	return env, finish(env, obs, p, true)
 }
 
-// finish plays env to its end with p, then asks the probe.
-func finish(env *sim.Env, obs *sim.Observation, p Policy) error {
+// finish plays env to its end with p, then asks the probe. With reuse,
+// every step's observation is written over the previous one.
+func finish(env *sim.Env, obs *sim.Observation, p Policy, reuse bool) error {
 	for !env.Over() {
-		res, err := env.Step(p.Act(obs))
+		a := p.Act(obs)
+		var res sim.StepResult
+		var err error
+		if reuse {
+			res, err = env.StepInto(a, obs)
+		} else {
+			res, err = env.Step(a)
+		}
 		if err != nil {
 			return err
 		}
@@ -106,10 +119,10 @@ func finish(env *sim.Env, obs *sim.Observation, p Policy) error {
 }
 
 // random acts uniformly at random among the verbs that take no argument.
-// Its generator is seeded by the first observation's map, so a visit
-// replays identically.
+// Its generator (SplitMix64) is seeded by the first observation's map, so
+// a visit replays identically.
 type random struct {
-	s      uint64
+	src    splitmix.Source
 	seeded bool
 }
 
@@ -130,16 +143,10 @@ func (r *random) seed(o *sim.Observation) {
 	for _, a := range o.Frame.Agents {
 		h = (h ^ uint64(a.Pos.Y*64+a.Pos.X)) * 1099511628211
 	}
-	r.s, r.seeded = h, true
+	r.src, r.seeded = *splitmix.New(h), true
 }
 
-func (r *random) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func (r *random) next() uint64 { return r.src.Uint64() }
 
 func (r *random) Act(o *sim.Observation) sim.Action {
 	if !r.seeded {
@@ -298,7 +305,8 @@ func anyReady(f *sim.Frame) bool {
 // ownHistory tracks the newcomer's own requirement histories for a rule
 // set by replaying its own actions on the frames it saw.
 type ownHistory struct {
-	prev   *sim.Frame
+	prev   *sim.Frame // the frame of the last action (nil at a day's start), in buf's memory
+	buf    *sim.Frame
 	last   sim.Action
 	day    int
 	hists  []sim.Hist
@@ -324,8 +332,19 @@ func (h *ownHistory) update(o *sim.Observation, rules []norms.Rule) []sim.Hist {
 
 // did records the action taken at observation o.
 func (h *ownHistory) did(o *sim.Observation, a sim.Action) {
-	h.prev = o.Frame.Clone()
-	h.last = a
+	h.buf = keepFrame(h.buf, &o.Frame)
+	h.prev, h.last = h.buf, a
+}
+
+// keepFrame copies f into dst (sim.Frame.CopyInto), and returns it (a
+// new copy when dst is nil). Baselines keep the frame they last acted in;
+// a fresh copy every step was most of what they allocated.
+func keepFrame(dst, f *sim.Frame) *sim.Frame {
+	if dst == nil {
+		return f.Clone()
+	}
+	f.CopyInto(dst)
+	return dst
 }
 
 // ForEnv returns a fresh baseline called name for the visit env runs:

@@ -2,7 +2,7 @@ package agents
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
@@ -18,10 +18,13 @@ type learner struct {
 	logp   []float64 // observer: log posterior (unnormalised); self: sanction counts
 	// hist[a][h]: agent a's history under hypothesis h.
 	hist [][]sim.Hist
-	prev *sim.Frame
-	last sim.Action
-	day  int
-	told bool
+	// prev is the frame the newcomer last acted in (nil at a day's
+	// start), kept in buf's memory; learn replays the tick on it.
+	prev, buf *sim.Frame
+	last      sim.Action
+	idx       []int // suspects' scratch
+	day       int
+	told      bool
 	// warden: a warden's sanction was seen, so members are bystanders
 	// and only the newcomer is watched (read from the events, as a model
 	// would read "The warden sanctioned you").
@@ -72,19 +75,20 @@ func (l *learner) Act(o *sim.Observation) sim.Action {
 		}
 	}
 	a := l.decide(o)
-	l.prev, l.last = o.Frame.Clone(), a
+	l.buf = keepFrame(l.buf, &o.Frame)
+	l.prev, l.last = l.buf, a
 	return a
 }
 
 // learn replays the tick between the previous frame and o: the newcomer's
 // action, then (unless ownOnly) each member's last action in order, and
 // scores every hypothesis on each transition against the sanctions that
-// followed.
+// followed. It replays on l.prev itself, which Act replaces afterwards.
 func (l *learner) learn(o *sim.Observation, ownOnly bool) {
-	sanctioned := map[string]bool{}
+	var sanctioned []string
 	for _, ev := range o.Events {
 		if ev.Kind == "sanction" && ev.Day == l.day {
-			sanctioned[ev.To] = true
+			sanctioned = append(sanctioned, ev.To)
 			if ev.By == sim.WardenID {
 				l.warden = true
 			}
@@ -95,7 +99,7 @@ func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 			l.active = true
 		}
 	}
-	f := l.prev.Clone()
+	f := l.prev
 	for a := range f.Agents {
 		act := l.last
 		if a > 0 {
@@ -123,7 +127,7 @@ func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 				}
 			}
 		}
-		s := sanctioned[f.Agents[a].ID]
+		s := slices.Contains(sanctioned, f.Agents[a].ID)
 		for h := range l.hyps {
 			var v bool
 			v, l.hist[a][h] = sim.Judge(f, l.hyps[h].Rule, tr, l.hist[a][h])
@@ -133,7 +137,7 @@ func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 				}
 				continue
 			}
-			l.logp[h] += math.Log(likelihood(v, seen, s, a > 0))
+			l.logp[h] += logLikelihood[b2i(v)][b2i(seen)][b2i(s)][b2i(a > 0)]
 		}
 		f.Apply(tr)
 	}
@@ -160,6 +164,29 @@ func likelihood(flagged, seen, sanctioned, member bool) float64 {
 // hypothesis that calls it a violation: members mostly keep the norm.
 const memberViolationOdds = 0.5
 
+// logLikelihood[flagged][seen][sanctioned][member] is the log of
+// likelihood, computed once: learn adds these for every hypothesis on
+// every transition.
+var logLikelihood = func() (t [2][2][2][2]float64) {
+	for _, flagged := range []bool{false, true} {
+		for _, seen := range []bool{false, true} {
+			for _, sanctioned := range []bool{false, true} {
+				for _, member := range []bool{false, true} {
+					t[b2i(flagged)][b2i(seen)][b2i(sanctioned)][b2i(member)] = math.Log(likelihood(flagged, seen, sanctioned, member))
+				}
+			}
+		}
+	}
+	return t
+}()
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func cheb(a, b sim.Pos) int {
 	dx, dy := a.X-b.X, a.Y-b.Y
 	if dx < 0 {
@@ -173,11 +200,21 @@ func cheb(a, b sim.Pos) int {
 
 // suspects returns the hypotheses to respect, most probable first.
 func (l *learner) suspects() []int {
-	idx := make([]int, len(l.hyps))
-	for i := range idx {
-		idx[i] = i
+	idx := l.idx[:0]
+	for i := range l.hyps {
+		idx = append(idx, i)
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return l.logp[idx[a]] > l.logp[idx[b]] })
+	l.idx = idx
+	// Most probable first; ties keep the catalog's order.
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case l.logp[a] > l.logp[b]:
+			return -1
+		case l.logp[a] < l.logp[b]:
+			return 1
+		}
+		return 0
+	})
 	best := l.logp[idx[0]]
 	if !l.social {
 		// The self-learner avoids every hypothesis tied for most sanctions.

@@ -15,6 +15,7 @@ import (
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/report"
 )
 
 // The validity properties of DESIGN.md ("Validity properties the suite
@@ -359,50 +360,10 @@ func TestBaselineTable(t *testing.T) {
 	t.Logf("\n%s", b.String())
 }
 
-// interval formats a rate with its Wilson 95% interval.
+// interval formats a rate with its Wilson 95% interval (report.Wilson).
 func interval(f frac) string {
-	lo, hi := wilson(f.k, f.n)
-	return fmt.Sprintf("%.2f [%.2f, %.2f]", f.rate(), lo, hi)
-}
-
-// wilson returns the Wilson score 95% interval for k successes in n
-// trials; [0, 1] when n is 0.
-func wilson(k, n int) (lo, hi float64) {
-	if n == 0 {
-		return 0, 1
-	}
-	const z = 1.959963984540054
-	nf := float64(n)
-	p := float64(k) / nf
-	den := 1 + z*z/nf
-	center := (p + z*z/(2*nf)) / den
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return max(0, center-half), min(1, center+half)
-}
-
-func TestWilson(t *testing.T) {
-	tests := []struct {
-		name   string
-		k, n   int
-		lo, hi float64
-	}{
-		{name: "no trials", k: 0, n: 0, lo: 0, hi: 1},
-		{name: "none of ten", k: 0, n: 10, lo: 0, hi: 0.2775},
-		{name: "half of ten", k: 5, n: 10, lo: 0.2366, hi: 0.7634},
-		{name: "all of ten", k: 10, n: 10, lo: 0.7225, hi: 1},
-		{name: "81 of 263", k: 81, n: 263, lo: 0.2553, hi: 0.3662},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			lo, hi := wilson(tc.k, tc.n)
-			if got, want := lo, tc.lo; math.Abs(got-want) > 5e-4 {
-				t.Errorf("wilson(%d, %d) low = %.4f, want %.4f", tc.k, tc.n, got, want)
-			}
-			if got, want := hi, tc.hi; math.Abs(got-want) > 5e-4 {
-				t.Errorf("wilson(%d, %d) high = %.4f, want %.4f", tc.k, tc.n, got, want)
-			}
-		})
-	}
+	w := report.Wilson(f.k, f.n)
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", f.rate(), w.Lo, w.Hi)
 }
 
 // suiteVisits parses every visit of the named suite.

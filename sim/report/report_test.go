@@ -19,6 +19,9 @@ func TestWilson(t *testing.T) {
 		{"zero of ten", 0, 10, 0, 0, 0.2775},
 		{"half", 50, 100, 0.5, 0.4038, 0.5962},
 		{"all of twenty", 20, 20, 1, 0.8389, 1},
+		{"half of ten", 5, 10, 0.5, 0.2366, 0.7634},
+		{"all of ten", 10, 10, 1, 0.7225, 1},
+		{"81 of 263", 81, 263, 0.308, 0.2553, 0.3662},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

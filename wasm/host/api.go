@@ -65,6 +65,8 @@ type Visit struct {
 	id     string
 	mu     sync.Mutex // serialises Close
 	closed atomic.Bool
+	memoMu sync.Mutex // serialises reading responses with memo
+	memo   tileMemo
 }
 
 // ID returns the visit id.
@@ -81,12 +83,14 @@ func (r *Runtime) Reset(ctx context.Context, id string) (*Visit, *sim.Observatio
 	if err != nil {
 		return nil, nil, "", err
 	}
+	v := &Visit{rt: r, in: in, id: id}
 	var resp wire.ResetResponse
-	err = r.decodeHeld(ctx, in, "reset", wire.ResetRequest{Visit: id}, &resp)
+	err = r.decodeHeld(ctx, in, "reset", wire.ResetRequest{Visit: id}, &memoized{&resp, &v.memo})
 	if err != nil {
 		return nil, nil, "", err
 	}
-	return &Visit{rt: r, in: in, handle: resp.Handle, id: id}, resp.Observation, resp.Text, nil
+	v.handle = resp.Handle
+	return v, resp.Observation, resp.Text, nil
 }
 
 // decodeHeld is do for an instance the caller holds; it releases it (or
@@ -140,11 +144,19 @@ func (v *Visit) do(ctx context.Context, export string, req, resp any) error {
 	return v.rt.do(ctx, v.in, export, req, resp)
 }
 
+// doMemo is do for a response that holds an observation, read with the
+// visit's tile memo.
+func (v *Visit) doMemo(ctx context.Context, export string, req, resp any) error {
+	v.memoMu.Lock()
+	defer v.memoMu.Unlock()
+	return v.do(ctx, export, req, &memoized{resp, &v.memo})
+}
+
 // Step makes the newcomer take action (in text form, see
 // sim.ParseAction). A bad action or a visit that is over yields an *Error.
 func (v *Visit) Step(ctx context.Context, action string) (StepResult, error) {
 	var resp wire.StepResponse
-	if err := v.do(ctx, "step", wire.StepRequest{Handle: v.handle, Action: action}, &resp); err != nil {
+	if err := v.doMemo(ctx, "step", wire.StepRequest{Handle: v.handle, Action: action}, &resp); err != nil {
 		return StepResult{}, err
 	}
 	return StepResult(resp), nil
@@ -165,7 +177,7 @@ func (v *Visit) StepText(ctx context.Context, action string) (StepResult, error)
 // Observe returns the current observation and its text form.
 func (v *Visit) Observe(ctx context.Context) (*sim.Observation, string, error) {
 	var resp wire.ObserveResponse
-	err := v.do(ctx, "observe", wire.HandleRequest{Handle: v.handle}, &resp)
+	err := v.doMemo(ctx, "observe", wire.HandleRequest{Handle: v.handle}, &resp)
 	return resp.Observation, resp.Text, err
 }
 

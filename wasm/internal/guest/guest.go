@@ -24,13 +24,25 @@ import (
 
 // Guest holds the open environments of one module instance. It is not
 // safe for concurrent use (a wasm instance is single-threaded anyway).
+// The bytes a method returns are valid until the next call of a method:
+// the responses that carry an observation are written into one buffer.
 type Guest struct {
-	envs map[int]*sim.Env
+	envs map[int]*session
 	next int
+	out  []byte // the last response with an observation
+}
+
+// session is an open environment, the observation its steps are written
+// into (sim.Env.StepInto: each is encoded at once, so one serves every
+// step) and the encodings of its tiles.
+type session struct {
+	env   *sim.Env
+	obs   *sim.Observation
+	tiles tileCache
 }
 
 // New returns a guest with no open environment.
-func New() *Guest { return &Guest{envs: map[int]*sim.Env{}, next: 1} }
+func New() *Guest { return &Guest{envs: map[int]*session{}, next: 1} }
 
 // Open reports how many environments are open.
 func (g *Guest) Open() int { return len(g.envs) }
@@ -61,17 +73,8 @@ func respond(f func() (any, error)) (out []byte) {
 	return b
 }
 
-// encoded is a response already in JSON.
+// encoded is a response already in JSON (encode.go).
 type encoded []byte
-
-// withObservation encodes a response that holds observation o.
-func withObservation(v any, o *sim.Observation) (any, error) {
-	b, err := marshalObservation(v, o)
-	if err != nil {
-		return nil, fmt.Errorf("internal: encoding the response: %v", err)
-	}
-	return encoded(b), nil
-}
 
 func encodeError(err error) []byte {
 	b, mErr := json.Marshal(wire.Error{Error: err.Error()})
@@ -101,12 +104,20 @@ func decode(in []byte, v any, strict bool) error {
 	return nil
 }
 
-func (g *Guest) env(h int) (*sim.Env, error) {
-	e, ok := g.envs[h]
+func (g *Guest) session(h int) (*session, error) {
+	s, ok := g.envs[h]
 	if !ok {
 		return nil, errorf("unknown handle %d (closed, never opened, or opened by another instance)", h)
 	}
-	return e, nil
+	return s, nil
+}
+
+func (g *Guest) env(h int) (*sim.Env, error) {
+	s, err := g.session(h)
+	if err != nil {
+		return nil, err
+	}
+	return s.env, nil
 }
 
 // Info describes the module: ABI, versions, suites, worlds and baselines.
@@ -165,9 +176,11 @@ func (g *Guest) Reset(in []byte) []byte {
 				h = 1
 			}
 		}
-		g.envs[h] = e
+		s := &session{env: e, obs: obs}
+		g.envs[h] = s
 		g.next = h + 1
-		return withObservation(wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()}, obs)
+		g.out = appendResetResponse(g.out[:0], &wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()}, &s.tiles)
+		return encoded(g.out), nil
 	})
 }
 
@@ -189,11 +202,11 @@ func (g *Guest) Close(in []byte) []byte {
 // Step makes the newcomer of an open environment act.
 func (g *Guest) Step(in []byte) []byte {
 	return respond(func() (any, error) {
-		var req wire.StepRequest
-		if err := decode(in, &req, true); err != nil {
+		req, err := decodeStep(in)
+		if err != nil {
 			return nil, err
 		}
-		e, err := g.env(req.Handle)
+		s, err := g.session(req.Handle)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +214,7 @@ func (g *Guest) Step(in []byte) []byte {
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.Step(a)
+		res, err := s.env.StepInto(a, s.obs)
 		if err != nil {
 			return nil, err
 		}
@@ -211,9 +224,9 @@ func (g *Guest) Step(in []byte) []byte {
 			Day: o.Day, Step: o.Frame.Step, Over: o.Done}
 		if req.TextOnly {
 			resp.Observation = nil
-			return resp, nil
 		}
-		return withObservation(resp, o)
+		g.out = appendStepResponse(g.out[:0], &resp, &s.tiles)
+		return encoded(g.out), nil
 	})
 }
 
@@ -225,7 +238,8 @@ func (g *Guest) Observe(in []byte) []byte {
 			return nil, err
 		}
 		o := e.Observe()
-		return withObservation(wire.ObserveResponse{Observation: o, Text: o.Text()}, o)
+		g.out = appendObserveResponse(g.out[:0], &wire.ObserveResponse{Observation: o, Text: o.Text()}, nil)
+		return encoded(g.out), nil
 	})
 }
 
@@ -249,7 +263,7 @@ func (g *Guest) Probe(in []byte) []byte {
 		}
 		p := e.Probe()
 		if p == nil {
-			return nil, errorf("control visits have no probe")
+			return nil, sim.ErrNoProbe
 		}
 		return wire.ProbeResponse{Question: p.Question, Options: p.Options}, nil
 	})

@@ -1,0 +1,150 @@
+package guest
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/wasm/internal/wire"
+)
+
+// TestEncodeMatchesJSON compares the hand-written encoding of step, reset
+// and observe responses with encoding/json's on every step of a few
+// visits (one per world and a transfer, with greedy and random).
+func TestEncodeMatchesJSON(t *testing.T) {
+	s, err := sim.LookupSuite("mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	visits := append(s.Visits[len(s.Visits)-5:], "orchard>harbor/order.bow=market/told/s3", "park/social.greet=elder/observe+delayed/s4")
+	for _, visit := range visits {
+		for _, name := range []string{"greedy", "random"} {
+			p, err := agents.New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, obs, err := sim.NewEnv(visit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As the guest does: one observation written over (StepInto)
+			// and one tile cache for the visit.
+			tc := new(tileCache)
+			checkEncoding(t, visit, 0, &wire.ResetResponse{Handle: 7, Observation: obs, Text: obs.Text()}, tc)
+			for step := 1; !env.Over(); step++ {
+				res, err := env.StepInto(p.Act(obs), obs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp := wire.StepResponse{Observation: obs, Text: obs.Text(), Events: res.Events,
+					Terminated: res.Terminated, Truncated: res.Truncated, DayOver: res.DayOver, Day: obs.Day, Step: obs.Frame.Step, Over: obs.Done}
+				checkEncoding(t, visit, step, &resp, tc)
+				if step%5 == 0 {
+					checkEncoding(t, visit, step, &resp, nil)
+				}
+				resp.Observation = nil
+				checkEncoding(t, visit, step, &resp, tc)
+			}
+			checkEncoding(t, visit, -1, &wire.ObserveResponse{Observation: obs, Text: obs.Text()}, tc)
+		}
+	}
+}
+
+// TestEncodeWritesEveryField fills every field of the encoded types (and
+// leaves them all zero) and compares with encoding/json: a field added to
+// sim.Observation or anything in it fails here until encode.go writes it.
+func TestEncodeWritesEveryField(t *testing.T) {
+	for _, odd := range []string{"x", "gr\"ass <b>&amp; caf\u00e9\n\t\\ \u2028\u2029 \x01 \xff\xfe end", ""} {
+		var step wire.StepResponse
+		fill(reflect.ValueOf(&step).Elem(), odd)
+		checkEncoding(t, "filled "+odd, 0, &step, new(tileCache))
+		var reset wire.ResetResponse
+		fill(reflect.ValueOf(&reset).Elem(), odd)
+		checkEncoding(t, "filled "+odd, 0, &reset, nil)
+		var observe wire.ObserveResponse
+		fill(reflect.ValueOf(&observe).Elem(), odd)
+		checkEncoding(t, "filled "+odd, 0, &observe, nil)
+	}
+	checkEncoding(t, "zero", 0, &wire.StepResponse{}, nil)
+	checkEncoding(t, "zero", 0, &wire.StepResponse{Observation: &sim.Observation{}}, new(tileCache))
+	zeroTiles := &sim.Observation{Events: []sim.Event{{}}, Frame: sim.Frame{Tiles: []sim.Tile{{}, {}}, Zones: []sim.Zone{}, Agents: []sim.Agent{}}}
+	checkEncoding(t, "zero", 0, &wire.ResetResponse{Observation: zeroTiles}, new(tileCache))
+	checkEncoding(t, "zero", 0, &wire.ObserveResponse{}, nil)
+}
+
+// fill sets every field reachable from v to a value that is not zero (s
+// for strings; "" leaves strings empty), with one element in each slice.
+func fill(v reflect.Value, s string) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(s)
+	case reflect.Int:
+		v.SetInt(-12)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), s)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		fill(v.Index(1), s)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fill(v.Field(i), s)
+		}
+	default:
+		panic("fill: unexpected kind " + v.Kind().String())
+	}
+}
+
+func checkEncoding(t *testing.T, visit string, step int, v any, tc *tileCache) {
+	t.Helper()
+	want, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	switch r := v.(type) {
+	case *wire.StepResponse:
+		got = appendStepResponse(nil, r, tc)
+	case *wire.ResetResponse:
+		got = appendResetResponse(nil, r, tc)
+	case *wire.ObserveResponse:
+		got = appendObserveResponse(nil, r, tc)
+	default:
+		t.Fatalf("no hand encoder for %T", v)
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("%s step %d, %T: encodings differ at byte %d:\n got …%s\nwant …%s", visit, step, v, i, clip(got[i:]), clip(want[i:]))
+	}
+}
+
+func clip(b []byte) []byte {
+	if len(b) > 80 {
+		return b[:80]
+	}
+	return b
+}
+
+// FuzzAppendString: strings are quoted exactly as encoding/json quotes them.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", `"quoted" \ back`, "<b>&</b>", "\u2028\u2029", "caf\u00e9 · ☃", "\x00\x1f\x7f", "\xff", "a\xc3", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
