@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/normgym/normgym/sim/splitmix"
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/splitmix"
 )
 
 // Policy is a newcomer: it is shown each observation and chooses an
