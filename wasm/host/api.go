@@ -9,7 +9,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // Info describes a module: its ABI, versions, suites, worlds and the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // call runs an export on a held instance: it writes req with in_ptr (for

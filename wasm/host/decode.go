@@ -9,7 +9,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // The step, reset and observe responses carry an observation, and

@@ -11,7 +11,7 @@ import (
 
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/wasm/internal/guest"
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // responses plays a few visits through the guest's exports natively and

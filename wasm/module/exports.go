@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/normgym/normgym/wasm/internal/guest"
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // The module's state: one guest, the input buffer the host writes into and

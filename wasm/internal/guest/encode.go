@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // The responses that carry an observation (step, reset, observe) are

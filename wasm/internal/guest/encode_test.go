@@ -8,7 +8,7 @@ import (
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // TestEncodeMatchesJSON compares the hand-written encoding of step, reset

@@ -19,7 +19,7 @@ import (
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // Guest holds the open environments of one module instance. It is not

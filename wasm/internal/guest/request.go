@@ -3,7 +3,7 @@ package guest
 import (
 	"bytes"
 
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // decodeStep reads a step request. Hosts write it as encoding/json does,

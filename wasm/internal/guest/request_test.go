@@ -3,7 +3,7 @@ package guest
 import (
 	"testing"
 
-	"github.com/normgym/normgym/wasm/internal/wire"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // FuzzDecodeStep: the direct reading of a step request gives what decode

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // Sim is a synchronous, JSON-in JSON-out call to an export of sim.wasm
@@ -117,30 +118,24 @@ type Env struct {
 
 // Reset opens the visit id and returns it with its first observation.
 func (c *Client) Reset(visit string) (*Env, StepResponse, error) {
-	var resp StepResponse
-	if err := c.Do("reset", map[string]string{"visit": visit}, &resp); err != nil {
-		return nil, resp, err
+	var reset wire.ResetResponse
+	if err := c.Do("reset", wire.ResetRequest{Visit: visit}, &reset); err != nil {
+		return nil, StepResponse{}, err
 	}
-	if resp.Observation == nil {
-		return nil, resp, &Error{"reset", "no observation"}
+	if reset.Observation == nil {
+		return nil, StepResponse{}, &Error{"reset", "no observation"}
 	}
 	// reset's answer has no events of its own: the first observation's
 	// events (the first day beginning) stand for them.
-	resp.Events = resp.Observation.Events
-	return &Env{c: c, Handle: resp.Handle, Visit: visit}, resp, nil
-}
-
-type handleReq struct {
-	Handle int `json:"handle"`
+	resp := StepResponse{Observation: reset.Observation, Text: reset.Text, Events: reset.Observation.Events,
+		Day: reset.Observation.Day, Step: reset.Observation.Frame.Step}
+	return &Env{c: c, Handle: reset.Handle, Visit: visit}, resp, nil
 }
 
 // Step makes the newcomer take action (its canonical text form).
 func (e *Env) Step(action string) (StepResponse, error) {
 	var resp StepResponse
-	err := e.c.Do("step", struct {
-		Handle int    `json:"handle"`
-		Action string `json:"action"`
-	}{e.Handle, action}, &resp)
+	err := e.c.Do("step", wire.StepRequest{Handle: e.Handle, Action: action}, &resp)
 	if err == nil && resp.Observation == nil {
 		err = &Error{"step", "no observation"}
 	}
@@ -150,34 +145,29 @@ func (e *Env) Step(action string) (StepResponse, error) {
 // Observe returns the current observation.
 func (e *Env) Observe() (StepResponse, error) {
 	var resp StepResponse
-	err := e.c.Do("observe", handleReq{e.Handle}, &resp)
+	err := e.c.Do("observe", wire.HandleRequest{Handle: e.Handle}, &resp)
 	return resp, err
 }
 
 // Score returns the scores and trajectory hash so far.
 func (e *Env) Score() (ScoreResponse, error) {
 	var resp ScoreResponse
-	err := e.c.Do("score", handleReq{e.Handle}, &resp)
+	err := e.c.Do("score", wire.HandleRequest{Handle: e.Handle}, &resp)
 	return resp, err
 }
 
 // Probe returns the visit's probe; control visits have none (an error).
 func (e *Env) Probe() (ProbeResponse, error) {
 	var resp ProbeResponse
-	err := e.c.Do("probe", handleReq{e.Handle}, &resp)
+	err := e.c.Do("probe", wire.HandleRequest{Handle: e.Handle}, &resp)
 	return resp, err
 }
 
 // Answer answers the probe with a 0-based option and reports whether it
 // is right.
 func (e *Env) Answer(k int) (bool, error) {
-	var resp struct {
-		Correct bool `json:"correct"`
-	}
-	err := e.c.Do("answer", struct {
-		Handle int `json:"handle"`
-		Answer int `json:"answer"`
-	}{e.Handle, k}, &resp)
+	var resp wire.AnswerResponse
+	err := e.c.Do("answer", wire.AnswerRequest{Handle: e.Handle, Answer: k}, &resp)
 	return resp.Correct, err
 }
 
@@ -185,11 +175,7 @@ func (e *Env) Answer(k int) (bool, error) {
 // client ("human", "model"), with SimSHA256 set.
 func (e *Env) Record(agent, client string) (Record, error) {
 	var rec Record
-	err := e.c.Do("record", struct {
-		Handle int    `json:"handle"`
-		Agent  string `json:"agent"`
-		Client string `json:"client"`
-	}{e.Handle, agent, client}, &rec)
+	err := e.c.Do("record", wire.RecordRequest{Handle: e.Handle, Agent: agent, Client: client}, &rec)
 	rec.SimSHA256 = e.c.SHA256
 	return rec, err
 }
@@ -200,14 +186,14 @@ func (e *Env) Close() {
 		return
 	}
 	e.closed = true
-	_ = e.c.Do("close", handleReq{e.Handle}, nil)
+	_ = e.c.Do("close", wire.HandleRequest{Handle: e.Handle}, nil)
 }
 
 // RunBaseline plays a whole visit with a built-in baseline inside the
 // module and returns its record.
 func (c *Client) RunBaseline(visit, agent string) (Record, error) {
 	var rec Record
-	err := c.Do("run", map[string]string{"visit": visit, "agent": agent}, &rec)
+	err := c.Do("run", wire.RunRequest{Visit: visit, Agent: agent}, &rec)
 	rec.SimSHA256 = c.SHA256
 	return rec, err
 }

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/normgym/normgym/sim"
+import (
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/wasm/wire"
+)
 
 // The observation and record types are sim's own: the module's JSON is
 // their encoding, so the app decodes into them directly.
@@ -20,74 +23,21 @@ type (
 	Suite       = sim.Suite
 )
 
-// The remaining types below mirror the JSON of sim.wasm's ABI responses
-// (wasm/internal/wire); types_test.go checks, field by field, that each
-// mirror still matches the type it copies.
+// The ABI's requests and responses are the module's own wire types.
+type (
+	World          = sim.World
+	Info           = wire.Info
+	StepResponse   = wire.StepResponse
+	ScoreResponse  = wire.ScoreResponse
+	ProbeResponse  = wire.ProbeResponse
+	ReplayResponse = wire.ReplayResponse
+)
 
-// World mirrors sim.World (the fields the app shows).
-type World struct {
-	Name    string    `json:"name"`
-	Title   string    `json:"title"`
-	Source  string    `json:"source"`
-	Goods   string    `json:"goods"`
-	Basket  string    `json:"basket"`
-	Members [4]string `json:"members"`
-}
-
-// Norm mirrors the catalog entries of the norms export (the fields the
-// app shows).
+// Norm is a catalog entry of the norms export, the fields the app shows
+// (the norms package is not linked into the app).
 type Norm struct {
 	ID        string `json:"id"`
 	Family    string `json:"family"`
 	Statement string `json:"statement"`
 	Tag       string `json:"tag"`
-}
-
-// Info mirrors wire.Info.
-type Info struct {
-	ABI            int    `json:"abi"`
-	SimVersion     string `json:"sim_version"`
-	CatalogVersion string `json:"catalog_version"`
-	Suites         []struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-		Visits  int    `json:"visits"`
-	} `json:"suites"`
-	Worlds []World  `json:"worlds"`
-	Agents []string `json:"agents"`
-}
-
-// StepResponse mirrors wire.StepResponse; ResetResponse and
-// ObserveResponse are its subsets.
-type StepResponse struct {
-	Handle      int          `json:"handle,omitempty"`
-	Observation *Observation `json:"observation"`
-	Text        string       `json:"text"`
-	Events      []Event      `json:"events"`
-	Terminated  bool         `json:"terminated"`
-	Truncated   bool         `json:"truncated"`
-	DayOver     bool         `json:"day_over"`
-}
-
-// Done reports whether the visit is over.
-func (s StepResponse) Done() bool { return s.Terminated || s.Truncated }
-
-// ScoreResponse mirrors wire.ScoreResponse.
-type ScoreResponse struct {
-	Scores Scores `json:"scores"`
-	Hash   string `json:"hash"`
-	Over   bool   `json:"over"`
-}
-
-// ProbeResponse mirrors wire.ProbeResponse.
-type ProbeResponse struct {
-	Question string   `json:"question"`
-	Options  []string `json:"options"`
-}
-
-// ReplayResponse mirrors wire.ReplayResponse.
-type ReplayResponse struct {
-	Record Record   `json:"record"`
-	Match  bool     `json:"match"`
-	Diffs  []string `json:"diffs"`
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/normgym/normgym/serve/api"
-	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
@@ -38,7 +37,6 @@ func TestMirrors(t *testing.T) {
 		mine, sim any
 		subset    bool
 	}{
-		{"World", ui.World{}, sim.World{}, true},
 		{"SiteConsent", ui.SiteConsent{}, api.Consent{}, false},
 		{"Assignment", ui.Assignment{}, api.Assignment{}, false},
 		{"Submission", ui.Submission{}, api.Submission{}, false},

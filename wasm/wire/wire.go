@@ -111,6 +111,9 @@ type StepResponse struct {
 	Over        bool             `json:"over"`
 }
 
+// Done reports whether the visit is over.
+func (r StepResponse) Done() bool { return r.Terminated || r.Truncated }
+
 // ObserveResponse is observe()'s response.
 type ObserveResponse struct {
 	Observation *sim.Observation `json:"observation"`
