@@ -39,16 +39,21 @@ type Health struct {
 	Verify     string `json:"verify"`
 }
 
-// Assignment is GET /api/assign: the next visit for a human participant.
+// Assignment is GET /api/assign: whether a visit waits for a human
+// participant.
 type Assignment struct {
 	Participant string `json:"participant"`
 	Room        string `json:"room,omitempty"`
-	// Visit is empty when Done.
+	// Visit is the visit, in a room only (a classroom's page runs the sim
+	// itself). Outside rooms it is never given: the visit is played
+	// sealed, through POST /api/sessions, and Sealed is set.
 	Visit string `json:"visit,omitempty"`
 	Suite string `json:"suite,omitempty"`
+	// Sealed reports that a visit waits, to be played through a session.
+	Sealed bool `json:"sealed,omitempty"`
 	// Done reports that the participant has played every norm on offer.
 	Done bool `json:"done,omitempty"`
-	// Played counts the participant's stored runs.
+	// Played counts the norms the participant has met (runs and sessions).
 	Played int `json:"played"`
 }
 

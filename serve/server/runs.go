@@ -104,7 +104,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	run := Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
-		Room: sub.Room, ConsentVersion: ConsentVersion, Verifier: s.verify.Kind(), Record: verified}
+		Room: sub.Room, ConsentVersion: ConsentVersion, Verifier: s.verify.Kind(), Provenance: api.ProvenanceSelfReported, Record: verified}
 	stored, created, err := s.store.PutRun(ctx, run)
 	if errors.Is(err, ErrNormPlayed) {
 		// Another run of this norm by the participant got in first.
@@ -183,6 +183,14 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 	if p := sub.Participant; p != "" && !api.ValidParticipant(p) &&
 		(rec.Client == "human" || !validName(p) || strings.ContainsAny(p, "@ \t")) {
 		return rec, errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+	}
+	switch rec.Client {
+	case "baseline":
+		return rec, errf("forbidden", "baseline runs are computed by the server itself (their rows say provenance %q): submitted records may be model runs, or a classroom's human runs", api.ProvenanceServer)
+	case "human":
+		if sub.Room == "" {
+			return rec, errf("forbidden", "a person's run counts only if the server stepped it: play through a session (POST /api/sessions), whose page never holds the norm; submitted human records are taken in classrooms only")
+		}
 	}
 	switch rec.Client {
 	case "human":

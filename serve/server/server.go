@@ -26,6 +26,7 @@ import (
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/limit"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/strictjson"
 	"github.com/normgym/normgym/sim"
 )
@@ -76,6 +77,19 @@ type Options struct {
 	// BoardTTL is the most often a leaderboard is recomputed while runs
 	// keep arriving (default 1 s; negative: on every change).
 	BoardTTL time.Duration
+	// Engine steps sessions (serve/session): sim.wasm under wazero
+	// (session.Wasm) or the native core (session.Native). Nil: the
+	// session routes answer 503.
+	Engine session.Engine
+	// Private is the operator's private suite (nil: none): its visits
+	// are played through sessions only, by holders of submitter keys.
+	Private *PrivateSuite
+	// SessionTTL is how long a session waits for its next action
+	// (default session.DefaultTTL).
+	SessionTTL time.Duration
+	// SubmitterKeys says which bearer keys may open sessions whose runs
+	// are stored as the key's label's (a model's row of the leaderboard).
+	SubmitterKeys TeacherKeys
 }
 
 // Server is the HTTP service. Create it with New; it is an http.Handler.
@@ -90,6 +104,8 @@ type Server struct {
 	limiter limit.Limiter
 	suites  map[string]suiteRef // visit id → the suite that holds it
 	static  *static
+
+	sessions *session.Manager
 
 	assignMu sync.Mutex
 	probes   sync.Map // visit id → probeInfo
@@ -132,6 +148,9 @@ func New(opts Options) (*Server, error) {
 	if opts.BoardTTL == 0 {
 		opts.BoardTTL = time.Second
 	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = session.DefaultTTL
+	}
 	s := &Server{opts: opts, store: opts.Store, verify: opts.Verifier, log: opts.Logger, now: opts.Now,
 		replays: make(chan struct{}, opts.MaxReplays), limiter: opts.Limiter, suites: map[string]suiteRef{},
 		boards: boards{entries: map[string]*board{}, busy: map[string]chan struct{}{}}}
@@ -139,6 +158,18 @@ func New(opts Options) (*Server, error) {
 		for _, v := range su.Visits {
 			s.suites[v] = suiteRef{su.Name, su.Version}
 		}
+	}
+	if opts.Engine != nil {
+		var private session.Engine
+		if opts.Private != nil {
+			private = session.NativeCatalog(opts.Engine.SHA256(), opts.Private.Catalog)
+		}
+		m, err := session.New(session.Options{Store: opts.Store, Engine: opts.Engine, Private: private, TTL: opts.SessionTTL,
+			Finish: s.storeSession, Now: opts.Now, Logger: opts.Logger})
+		if err != nil {
+			return nil, err
+		}
+		s.sessions = m
 	}
 	s.static = newStatic(opts.Web)
 	s.handler = s.routes()
@@ -210,6 +241,7 @@ var statuses = map[string]int{
 	"consent":      http.StatusBadRequest,
 	"unauthorized": http.StatusUnauthorized,
 	"forbidden":    http.StatusForbidden,
+	"unavailable":  http.StatusServiceUnavailable,
 	"not_found":    http.StatusNotFound,
 	"method":       http.StatusMethodNotAllowed,
 	"conflict":     http.StatusConflict,

@@ -22,8 +22,11 @@ type Assignment struct {
 	Room        string `json:"room,omitempty"`
 	Visit       string `json:"visit,omitempty"`
 	Suite       string `json:"suite,omitempty"`
-	Done        bool   `json:"done,omitempty"`
-	Played      int    `json:"played"`
+	// Sealed: a visit waits outside a room, to be played through a
+	// session of the server (its id is never sent to the page).
+	Sealed bool `json:"sealed,omitempty"`
+	Done   bool `json:"done,omitempty"`
+	Played int  `json:"played"`
 }
 
 // Submission mirrors api.Submission (POST /api/runs).
