@@ -87,6 +87,14 @@ type Runs struct {
 // models by model name, baselines by name.
 type LeaderboardEntry struct {
 	Client string `json:"client"`
+	// Provenance of the row's runs: "server" (baselines the server
+	// computed), "server-stepped" (sealed sessions; a submitter key's
+	// model) or "self-reported" (submitted records).
+	Provenance string `json:"provenance"`
+	// Private is the row's joint success on the operator's private suite
+	// (norms never published: the contamination-resistant column), when
+	// it has runs there.
+	Private *report.Rate `json:"private,omitempty"`
 	report.Summary
 }
 

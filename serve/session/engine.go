@@ -47,8 +47,8 @@ type Frame struct {
 	Observation json.RawMessage
 	Text        string
 	// Day is 1-based; Step counts the day's steps.
-	Day, Step                     int
-	Over                          bool
+	Day, Step                      int
+	Over                           bool
 	Terminated, Truncated, DayOver bool
 }
 
