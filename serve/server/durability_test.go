@@ -88,7 +88,7 @@ func TestDurabilityKill(t *testing.T) {
 	var pool []sim.Record
 	for _, v := range su.Visits[:12] {
 		for _, a := range []string{"greedy", "oracle", "random"} {
-			pool = append(pool, record(t, v, a, "baseline"))
+			pool = append(pool, record(t, v, a, "model"))
 		}
 	}
 	cmd, url := startServe(t, bin, db)

@@ -131,8 +131,8 @@ func TestExport(t *testing.T) {
 	}
 
 	e = newEnv(t, func(o *server.Options) { o.AdminToken = "s3cret-token" })
-	e.mustSubmit(submission(record(t, normVisit, "oracle", "baseline"), ""))
-	e.mustSubmit(submission(record(t, controlVisit, "greedy", "human"), "person-00000001"))
+	e.mustSubmit(submission(record(t, normVisit, "oracle", "model"), ""))
+	e.mustSubmit(inRoom(submission(record(t, controlVisit, "greedy", "human"), "person-00000001"), e.newRoom(controlVisit)))
 	for _, hdr := range [][]string{nil, {"Authorization", "Bearer wrong"}} {
 		if st, b, _ := e.do("GET", "/api/export", nil, hdr...); st != http.StatusUnauthorized {
 			t.Errorf("export with %v: %d %s", hdr, st, b)
@@ -196,7 +196,7 @@ func TestExport(t *testing.T) {
 	// A natively verified run says so, and the card claims no sim.wasm
 	// replay for it.
 	e = newEnv(t, func(o *server.Options) { o.AdminToken = "s3cret-token"; o.Verifier = server.Native(simwasm.SHA256()) })
-	e.mustSubmit(submission(record(t, normVisit, "oracle", "baseline"), ""))
+	e.mustSubmit(submission(record(t, normVisit, "oracle", "model"), ""))
 	_, b, _ = e.do("GET", "/api/export?format=jsonl", nil, auth...)
 	lines = strings.Split(strings.TrimSpace(string(b)), "\n")
 	if err := json.Unmarshal([]byte(lines[0]), &head); err != nil {
