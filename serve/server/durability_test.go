@@ -197,13 +197,13 @@ func checkRows(t *testing.T, db *sql.DB) int {
 		}
 	}
 	var bad, bad2, total, total2 int
-	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM run_totals`).Scan(&total)
-	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM world_totals`).Scan(&total2)
-	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, condition, family, sim_sha256, COUNT(*) AS n, SUM(joint) AS j
-  FROM runs GROUP BY 1, 2, 3, 4, 5, 6) g LEFT JOIN run_totals r USING (suite, client, agent, condition, family, sim_sha256)
+	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM cell_totals`).Scan(&total)
+	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM world_cell_totals`).Scan(&total2)
+	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, provenance, condition, family, sim_sha256, COUNT(*) AS n, SUM(joint) AS j
+  FROM runs GROUP BY 1, 2, 3, 4, 5, 6, 7) g LEFT JOIN cell_totals r USING (suite, client, agent, provenance, condition, family, sim_sha256)
   WHERE r.runs IS NOT g.n OR r.joint IS NOT g.j`).Scan(&bad)
-	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, world, COUNT(*) AS n, SUM(task) AS k
-  FROM runs GROUP BY 1, 2, 3, 4) g LEFT JOIN world_totals r USING (suite, client, agent, world)
+	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, provenance, world, COUNT(*) AS n, SUM(task) AS k
+  FROM runs GROUP BY 1, 2, 3, 4, 5) g LEFT JOIN world_cell_totals r USING (suite, client, agent, provenance, world)
   WHERE r.runs IS NOT g.n OR r.task IS NOT g.k`).Scan(&bad2)
 	if total != n || total2 != n || bad != 0 || bad2 != 0 {
 		t.Errorf("totals hold %d and %d runs (%d and %d groups disagree), rows %d", total, total2, bad, bad2, n)

@@ -237,22 +237,23 @@ func errf(code, format string, a ...any) *Error {
 
 // statuses maps every error code to its HTTP status: the one table.
 var statuses = map[string]int{
-	"invalid":      http.StatusBadRequest,
-	"consent":      http.StatusBadRequest,
-	"unauthorized": http.StatusUnauthorized,
-	"forbidden":    http.StatusForbidden,
-	"unavailable":  http.StatusServiceUnavailable,
-	"not_found":    http.StatusNotFound,
-	"method":       http.StatusMethodNotAllowed,
-	"conflict":     http.StatusConflict,
-	"version":      http.StatusConflict,
-	"too_large":    http.StatusRequestEntityTooLarge,
-	"gone":         http.StatusGone,
-	"rate_limited": http.StatusTooManyRequests,
-	"mismatch":     http.StatusUnprocessableEntity,
-	"busy":         http.StatusServiceUnavailable,
-	"timeout":      http.StatusServiceUnavailable,
-	"internal":     http.StatusInternalServerError,
+	"invalid":         http.StatusBadRequest,
+	"consent":         http.StatusBadRequest,
+	"unauthorized":    http.StatusUnauthorized,
+	"forbidden":       http.StatusForbidden,
+	"unavailable":     http.StatusServiceUnavailable,
+	"not_found":       http.StatusNotFound,
+	"not_implemented": http.StatusNotImplemented,
+	"method":          http.StatusMethodNotAllowed,
+	"conflict":        http.StatusConflict,
+	"version":         http.StatusConflict,
+	"too_large":       http.StatusRequestEntityTooLarge,
+	"gone":            http.StatusGone,
+	"rate_limited":    http.StatusTooManyRequests,
+	"mismatch":        http.StatusUnprocessableEntity,
+	"busy":            http.StatusServiceUnavailable,
+	"timeout":         http.StatusServiceUnavailable,
+	"internal":        http.StatusInternalServerError,
 }
 
 // StatusOf returns the HTTP status of an error code (500 if unknown).
@@ -319,6 +320,11 @@ func decodeJSON(r *http.Request, v any, maxArray int) error {
 	if len(body) == 0 {
 		return errf("invalid", "malformed JSON: empty body")
 	}
+	return decodeBytes(body, v, maxArray)
+}
+
+// decodeBytes decodes a JSON document into v as strictly as decodeJSON.
+func decodeBytes(body []byte, v any, maxArray int) error {
 	if err := strictjson.Check(body, strictjson.Limits{Array: maxArray}); err != nil {
 		return errf("invalid", "malformed JSON: %s", strings.TrimPrefix(err.Error(), "strictjson: "))
 	}

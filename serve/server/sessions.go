@@ -37,7 +37,7 @@ func (s *Server) openSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req, 16); err != nil {
 		return err
 	}
-	spec, err := s.sessionSpec(r, &req)
+	spec, err := s.sessionSpec(r, &req, bearer(r))
 	if err != nil {
 		return err
 	}
@@ -52,10 +52,10 @@ func (s *Server) openSession(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, status, st)
 }
 
-// sessionSpec works out whose session req asks for and on which visit.
-func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest) (session.Spec, error) {
+// sessionSpec works out whose session req asks for and on which visit;
+// key is the submitter key the client sent ("" for none).
+func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest, key string) (session.Spec, error) {
 	ctx := r.Context()
-	key := bearer(r)
 	if key != "" {
 		label, ok := "", false
 		if s.opts.SubmitterKeys != nil {
