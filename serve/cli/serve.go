@@ -61,6 +61,8 @@ func cmdServe(e *env) error {
 	sessionTTL := fs.Duration("session-ttl", session.DefaultTTL, "how long a session waits for its next action before it expires (a visit is played once: an expired one is lost)")
 	submitterKeys := fs.String("submitter-keys", "", "file of submitter keys (lines \"LABEL SHA256\" from normgym submitter-key LABEL; re-read when it changes): "+
 		"their holders' sessions are stored under LABEL as server-stepped model runs")
+	baselines := fs.String("baselines", "mini,standard", "suites whose baseline rows the server computes itself, in the background after start "+
+		"(natively, the runs it lacks; standard takes about four minutes of one core the first time); \"none\" for none")
 	privateCatalog := fs.String("private-catalog", "", "file of a private suite (norms and seeds that are never served; README: \"A private suite\"): played through submitter keys' sessions only")
 	pos, err := e.parse(fs)
 	if err != nil {
@@ -136,6 +138,15 @@ func cmdServe(e *env) error {
 	}
 	defer rt.Close(context.Background())
 	v := server.Wasm(rt)
+	var baselineSuites []string
+	if *baselines != "none" && *baselines != "" {
+		baselineSuites = strings.Split(*baselines, ",")
+		for _, name := range baselineSuites {
+			if _, err := sim.LookupSuite(name); err != nil && (private == nil || name != private.Name) {
+				return usageError("--baselines: unknown suite %q", name)
+			}
+		}
+	}
 	if *verify == "native" || *step == "native" || private != nil {
 		// The native core steps or verifies: check it against sim.wasm first.
 		if err := server.CrossCheck(ctx, v, server.Native(rt.SHA256()), sampleRecords(rt.SHA256())); err != nil {
@@ -194,6 +205,29 @@ func cmdServe(e *env) error {
 		limits, *maxBody, *maxConns, perIP, *readHeaderTimeout, *readTimeout, *writeTimeout)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	if len(baselineSuites) > 0 {
+		go func() {
+			// The baselines run natively: check the core against sim.wasm
+			// first (a few seconds), unless that was done above.
+			if *verify != "native" && *step != "native" && private == nil {
+				if err := server.CrossCheck(ctx, server.Wasm(rt), server.Native(rt.SHA256()), sampleRecords(rt.SHA256())); err != nil {
+					log.Error("baselines: the native core disagrees with sim.wasm: not computed", "err", err)
+					return
+				}
+			}
+			start := time.Now()
+			n, err := srv.ComputeBaselines(ctx, baselineSuites, func(suite, agent string, stored int) {
+				if stored > 0 {
+					log.Info("baselines", "suite", suite, "agent", agent, "stored", stored)
+				}
+			})
+			if err != nil && ctx.Err() == nil {
+				log.Error("baselines", "err", err)
+				return
+			}
+			log.Info("baselines done", "suites", strings.Join(baselineSuites, ","), "stored", n, "seconds", int(time.Since(start).Seconds()))
+		}()
+	}
 	select {
 	case err := <-errc:
 		return err

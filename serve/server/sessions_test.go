@@ -348,3 +348,37 @@ func TestSessionHostile(t *testing.T) {
 		}
 	})
 }
+
+// TestServerBaselines: the server computes the baseline rows itself
+// (provenance server, shown on the leaderboard), once.
+func TestServerBaselines(t *testing.T) {
+	e := newEnv(t, withSessions(nil))
+	n, err := e.srv.ComputeBaselines(t.Context(), []string{"mini"}, nil)
+	mini, _ := sim.LookupSuite("mini")
+	if want := len(mini.Visits) * len(agents.Names()); err != nil || n != want {
+		t.Fatalf("computed %d runs (%v), want %d", n, err, want)
+	}
+	if n, err := e.srv.ComputeBaselines(t.Context(), []string{"mini"}, nil); err != nil || n != 0 {
+		t.Errorf("computed %d runs again (%v), want 0", n, err)
+	}
+	var lb api.Leaderboard
+	e.getJSON("/api/leaderboard?suite=mini", &lb)
+	if len(lb.Agents) != len(agents.Names()) {
+		t.Fatalf("%d rows, want %d", len(lb.Agents), len(agents.Names()))
+	}
+	for _, a := range lb.Agents {
+		if a.Client != "baseline" || a.Provenance != api.ProvenanceServer || a.Visits != len(mini.Visits) {
+			t.Errorf("row %s: client %s provenance %s, %d runs", a.Agent, a.Client, a.Provenance, a.Visits)
+		}
+	}
+	// Their records replay in sim.wasm.
+	runs, err := e.store.Runs(t.Context(), server.RunFilter{Limit: 20})
+	if err != nil || len(runs) == 0 {
+		t.Fatal(err)
+	}
+	for _, run := range runs {
+		if res, err := rt.Replay(t.Context(), run.Record); err != nil || !res.Match {
+			t.Errorf("%s %s: %v %v", run.Record.Agent, run.Record.Visit, err, res.Diffs)
+		}
+	}
+}
