@@ -105,6 +105,11 @@ type Leaderboard struct {
 	// SimSHA256 is the sim.wasm this server verifies with.
 	SimSHA256 string             `json:"sim_sha256"`
 	Agents    []LeaderboardEntry `json:"agents"`
+	// Suites lists the suites with a leaderboard (the private one last).
+	Suites []string `json:"suites,omitempty"`
+	// PrivateSuite names the operator's private suite, whose joint
+	// success each entry shows as Private ("" when there is none).
+	PrivateSuite string `json:"private_suite,omitempty"`
 }
 
 // RoomRequest is the body of POST /api/rooms: a name for the teacher's own

@@ -78,8 +78,11 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 		name = assignSuite
 	}
 	su, err := sim.LookupSuite(name)
+	if p := s.opts.Private; err != nil && p != nil && name == p.Name {
+		su, err = sim.Suite{Name: p.Name, Version: p.Version}, nil
+	}
 	if err != nil {
-		return nil, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
+		return nil, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(s.suiteNames(), ", "))
 	}
 	c := &s.boards
 	for {
@@ -127,7 +130,34 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 	if err != nil {
 		return nil, err
 	}
-	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals)}
+	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals),
+		Suites: s.suiteNames()}
+	if p := s.opts.Private; p != nil && su.Name != p.Name {
+		// The contamination-resistant column: each row's joint success
+		// on the private suite, whose norms were never published.
+		pt, err := s.store.Board(ctx, p.Name, p.Version)
+		if err != nil {
+			return nil, err
+		}
+		private := map[[3]string]*Totals{}
+		for _, c := range pt.Cells {
+			if !counts(c.Client, c.Provenance) {
+				continue
+			}
+			k := [3]string{c.Client, c.Agent, c.Provenance}
+			if private[k] == nil {
+				private[k] = &Totals{}
+			}
+			private[k].Add(c.Totals)
+		}
+		lb.PrivateSuite = p.Name
+		for i, a := range lb.Agents {
+			if t := private[[3]string{a.Client, a.Agent, a.Provenance}]; t != nil {
+				r := report.Wilson(t.Joint, t.Runs)
+				lb.Agents[i].Private = &r
+			}
+		}
+	}
 	body, err := json.Marshal(lb)
 	if err != nil {
 		return nil, err
@@ -236,6 +266,15 @@ func counts(client, prov string) bool {
 	return true
 }
 
+// suiteNames lists the public suites and the private one, if any.
+func (s *Server) suiteNames() []string {
+	names := sim.SuiteNames()
+	if p := s.opts.Private; p != nil {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
 // Breakdown computes report.Breakdown from totals, exactly as
 // report.Summarize does from the records.
 func Breakdown(t Totals) report.Breakdown {
@@ -307,7 +346,7 @@ nav a{margin-right:.8rem}.cur{font-weight:bold}
 </style></head><body><main>
 <h1>NormGym leaderboard</h1>
 <nav>`)
-	for _, name := range sim.SuiteNames() {
+	for _, name := range lb.Suites {
 		cur := ""
 		if name == lb.Suite {
 			cur = ` class="cur"`
@@ -327,7 +366,11 @@ or <b>self-reported</b> (a submitted record: replayed, but who played it is the 
 		for _, c := range conds {
 			b.WriteString("<th>" + esc(c) + "</th>")
 		}
-		b.WriteString("<th>gap</th><th>probe</th></tr>\n")
+		b.WriteString("<th>gap</th><th>probe</th>")
+		if lb.PrivateSuite != "" {
+			b.WriteString("<th>" + esc(lb.PrivateSuite) + "<small>unpublished norms</small></th>")
+		}
+		b.WriteString("</tr>\n")
 		for _, a := range lb.Agents {
 			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small></td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
 			for _, c := range conds {
@@ -337,7 +380,15 @@ or <b>self-reported</b> (a submitted record: replayed, but who played it is the 
 			if a.Gap != nil {
 				gap = strconvF(100*(*a.Gap)) + " pts"
 			}
-			b.WriteString("<td>" + gap + "</td><td>" + rate(a.Probe) + "</td></tr>\n")
+			b.WriteString("<td>" + gap + "</td><td>" + rate(a.Probe) + "</td>")
+			if lb.PrivateSuite != "" {
+				p := "–"
+				if a.Private != nil {
+					p = rate(*a.Private)
+				}
+				b.WriteString("<td>" + p + "</td>")
+			}
+			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</table>\n<h2>Joint success by norm family</h2>\n<table><tr><th>agent</th>")
 		for _, f := range fams {
