@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
 )
 
 // wsIdle closes a WebSocket that sends nothing for this long (its session
@@ -152,5 +151,3 @@ func wsError(err error, code string) wsReply {
 	}
 	return wsReply{Type: "error", Data: data}
 }
-
-
