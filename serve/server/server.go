@@ -249,6 +249,7 @@ var statuses = map[string]int{
 	"version":         http.StatusConflict,
 	"too_large":       http.StatusRequestEntityTooLarge,
 	"gone":            http.StatusGone,
+	"upgrade":         http.StatusUpgradeRequired,
 	"rate_limited":    http.StatusTooManyRequests,
 	"mismatch":        http.StatusUnprocessableEntity,
 	"busy":            http.StatusServiceUnavailable,

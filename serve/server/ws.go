@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -41,6 +42,10 @@ type wsReply struct {
 func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
 	if s.sessions == nil {
 		return errf("unavailable", "this server steps no sessions")
+	}
+	if !headerHas(r.Header, "Connection", "upgrade") || !headerHas(r.Header, "Upgrade", "websocket") {
+		w.Header().Set("Upgrade", "websocket")
+		return errf("upgrade", "GET /ws is OpenEnv's WebSocket session: open it with a WebSocket client (or use POST /reset and /step)")
 	}
 	// The server's read and write timeouts are for requests: lift them
 	// from the connection the WebSocket takes over.
@@ -83,6 +88,18 @@ func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
+}
+
+// headerHas reports whether a comma-separated header holds token (any case).
+func headerHas(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wsHandle answers one message; done reports a close message.
