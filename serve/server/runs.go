@@ -21,7 +21,9 @@ import (
 
 // ConsentVersion is the version of ConsentText; every run stores the
 // version its participant agreed to. Change it with the text.
-const ConsentVersion = "1"
+//
+// Version 2: sealed visits send each action as it is taken (a session).
+const ConsentVersion = "2"
 
 // ConsentText is what a participant agrees to before playing.
 const ConsentText = `NormGym is a research benchmark about how people and AI systems learn unwritten rules.
@@ -30,7 +32,9 @@ If you play, the server keeps: the visit you played, every action you took in th
 
 It keeps no name, no email address, no IP address and no account. The pseudonym is not linked to you by the server; keep it private, because anyone who knows it can list its runs.
 
-Runs are published as an open data set (the human baseline) and may be used in research papers. Taking part is voluntary: you can stop at any time, and nothing is sent until a visit is finished and you submit it.`
+Runs are published as an open data set (the human baseline) and may be used in research papers. Taking part is voluntary: you can stop at any time.
+
+How your actions reach the server depends on the visit. A sealed visit (the human baseline) is played on the server: each action is sent as you take it and kept, so that a reload goes on where you were; the run is stored when the visit ends, and a visit you leave unfinished is not published. In a classroom, or when the page runs the visit itself, nothing is sent until a visit is finished and you submit it.`
 
 func (s *Server) consent(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, api.Consent{Version: ConsentVersion, Text: ConsentText})
