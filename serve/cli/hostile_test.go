@@ -394,7 +394,7 @@ func junkBodies(t *testing.T, sub api.Submission) []junk {
 		{"15,000 actions", many},
 		{"duplicate consent", bytes.Replace(good, []byte(`"consent":true`), []byte(`"consent":false,"consent":true`), 1)},
 		{"20,000-deep extra", bytes.Replace(good, []byte(`"record":{`), []byte(`"record":{"extra":{"x":`+deep+`},`), 1)},
-		{"invalid UTF-8", bytes.Replace(good, []byte(`"agent":"observer"`), []byte("\"agent\":\"obs\xff\xfeerver\""), 1)},
+		{"invalid UTF-8", bytes.Replace(good, []byte(`"agent":"observer-model"`), []byte("\"agent\":\"obs\xff\xfeerver-model\""), 1)},
 		{"1 MiB", append(append([]byte(`{"run_id":"`), bytes.Repeat([]byte("x"), 1<<20)...), `"}`...)},
 		{"events", edit(func(r *sim.Record) { r.Events = make([]sim.Event, 1000) })},
 	}
