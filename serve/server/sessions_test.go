@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
@@ -380,5 +383,44 @@ func TestServerBaselines(t *testing.T) {
 		if res, err := rt.Replay(t.Context(), run.Record); err != nil || !res.Match {
 			t.Errorf("%s %s: %v %v", run.Record.Agent, run.Record.Visit, err, res.Diffs)
 		}
+	}
+}
+
+// TestSessionLimits: the session routes have their route-table bounds:
+// the step rate limit (HTTP and WebSocket), a body bound of 1 KiB, strict
+// JSON.
+func TestSessionLimits(t *testing.T) {
+	e := newEnv(t, withSessions(nil), func(o *server.Options) {
+		o.Limiter = limit.NewBuckets(map[string]limit.Rate{server.ClassStep: {Every: time.Minute, Burst: 4}}, nil)
+	})
+	s := e.open(api.SessionRequest{Visit: suiteVisit(t, "mini", "observe")}, http.StatusCreated)
+	for _, tc := range []struct {
+		name   string
+		body   string
+		status int
+	}{
+		{"duplicate key", `{"action":"north","action":"west"}`, 400},
+		{"unknown field", `{"action":"north","score":1}`, 400},
+		{"too large", `{"action":"` + strings.Repeat("n", 2000) + `"}`, 413},
+		{"bad action", `{"action":"fly"}`, 400},
+	} {
+		if st, b := e.sessionDo("POST", "/api/session/step", s.Session, tc.body); st != tc.status {
+			t.Errorf("%s: %d %s, want %d", tc.name, st, b, tc.status)
+		}
+	}
+	// The burst of 4 is spent by now: a step is refused with Retry-After.
+	st, b, h := e.do("POST", "/api/session/step", api.SessionStep{Action: "north"}, "Authorization", "Bearer "+s.Session)
+	if st != http.StatusTooManyRequests || h.Get("Retry-After") == "" {
+		t.Errorf("a step over the limit: %d %s", st, b)
+	}
+	// So is a WebSocket step.
+	c, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(e.http.URL, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	wsCall(t, c, `{"type":"reset","data":{"episode_id":"`+s.Session+`"}}`)
+	if typ, data := wsCall(t, c, `{"type":"step","data":{"action":"north"}}`); typ != "error" || data["code"] != "CAPACITY_REACHED" || data["status"] != 429.0 {
+		t.Errorf("a WebSocket step over the limit: %s %v", typ, data)
 	}
 }
