@@ -233,6 +233,8 @@ type DataCounts struct {
 	// ByVerifier counts runs by verifier ("" for runs stored before the
 	// server recorded it).
 	ByVerifier map[string]int `json:"by_verifier"`
+	// ByProvenance counts runs by provenance.
+	ByProvenance map[string]int `json:"by_provenance"`
 }
 
 // ExportRun is one line of GET /api/export?format=jsonl after the data
@@ -245,8 +247,11 @@ type ExportRun struct {
 	ConsentVersion string `json:"consent_version"`
 	// Verifier is how the server recomputed the record: "wasm" or
 	// "native" (see the data card).
-	Verifier string     `json:"verifier"`
-	Record   sim.Record `json:"record"`
+	Verifier string `json:"verifier"`
+	// Provenance is "server", "server-stepped" or "self-reported" (see
+	// the data card).
+	Provenance string     `json:"provenance"`
+	Record     sim.Record `json:"record"`
 }
 
 // ValidParticipant reports whether p is a well-formed participant
