@@ -321,13 +321,16 @@ func (m *Manager) resume(ctx context.Context, s Session) (api.SessionState, erro
 	if err := m.opts.Store.Rekey(ctx, s.ID, th); err != nil {
 		return api.SessionState{}, internal("storing the session", err)
 	}
+	// The environment in memory answers to the old token: drop it (locks
+	// in the order lv.mu, m.mu); the new token rebuilds it from the store.
 	m.mu.Lock()
-	if lv := m.live[s.ID]; lv != nil {
-		delete(m.byToken, lv.token)
-		lv.token = th
-		m.byToken[th] = s.ID
-	}
+	old := m.live[s.ID]
 	m.mu.Unlock()
+	if old != nil {
+		old.mu.Lock()
+		m.forget(old)
+		old.mu.Unlock()
+	}
 	lv, err := m.acquire(ctx, token)
 	if err != nil {
 		return api.SessionState{}, err
@@ -357,13 +360,19 @@ func (m *Manager) put(lv *live) {
 	m.live[lv.sess.ID] = lv
 	m.byToken[lv.token] = lv.sess.ID
 	for len(m.live) > m.opts.MaxLive {
+		// The least recently used idle one (a busy one is locked: skip it).
 		var old *live
 		for _, c := range m.live {
-			if c != lv && (old == nil || c.used.Before(old.used)) && c.mu.TryLock() {
+			if c == lv || !c.mu.TryLock() {
+				continue
+			}
+			if old == nil || c.used.Before(old.used) {
 				if old != nil {
 					old.mu.Unlock()
 				}
 				old = c
+			} else {
+				c.mu.Unlock()
 			}
 		}
 		if old == nil {
