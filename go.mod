@@ -9,6 +9,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/syumai/workers v0.30.2
 	github.com/tetratelabs/wazero v1.12.0
+	honnef.co/go/js/dom/v2 v2.0.0-20231112215516-51f43a291193
 	modernc.org/sqlite v1.62.0
 )
 
