@@ -54,7 +54,7 @@ func testServer(t *testing.T) (*httptest.Server, *store.Store, string) {
 	keys, _ := server.ParseTeacherKeys(line)
 	st := storetest.MustOpenDB(t)
 	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(rt), Engine: session.Wasm(rt), SubmitterKeys: keys,
-		Limiter: limit.None, Web: t.TempDir()})
+		Limiter: limit.None})
 	if err != nil {
 		t.Fatal(err)
 	}
