@@ -119,6 +119,9 @@ func (s *Server) envOpen(r *http.Request, req envReset, headerKey string) (api.S
 	if s.sessions == nil {
 		return api.SessionState{}, "", errf("unavailable", "this server steps no sessions")
 	}
+	if err := checkReset(req); err != nil {
+		return api.SessionState{}, "", err
+	}
 	if req.EpisodeID != "" {
 		st, err := s.sessions.Get(r.Context(), req.EpisodeID)
 		return st, req.EpisodeID, sessionError(err)
@@ -149,26 +152,44 @@ func (s *Server) envOpen(r *http.Request, req envReset, headerKey string) (api.S
 	return st, st.Session, nil
 }
 
+// parseAction reads an action's data as NormGymAction's schema says: a
+// move or act, or the probe answer (OpenEnv's deserialize_action).
+func parseAction(raw json.RawMessage) (envAction, error) {
+	var a envAction
+	if err := strictDecode(raw, &a); err != nil {
+		return a, err
+	}
+	if (a.Action == nil) == (a.Answer == nil) {
+		return a, errf("invalid", `an action is {"action": "north"} (or any of %s; "give NAME"), or after the visit {"answer": k}`, strings.Join(sim.ActionVerbs(), ", "))
+	}
+	return a, nil
+}
+
 // envAct takes one action (or the probe answer) in the session of token.
-func (s *Server) envAct(r *http.Request, token string, raw json.RawMessage) (api.SessionState, error) {
+func (s *Server) envAct(r *http.Request, token string, a envAction) (api.SessionState, error) {
 	if s.sessions == nil {
 		return api.SessionState{}, errf("unavailable", "this server steps no sessions")
 	}
-	var a envAction
-	if err := strictDecode(raw, &a); err != nil {
-		return api.SessionState{}, err
-	}
 	var st api.SessionState
 	var err error
-	switch {
-	case a.Action != nil && a.Answer == nil:
+	if a.Action != nil {
 		st, err = s.sessions.Step(r.Context(), token, *a.Action)
-	case a.Answer != nil && a.Action == nil:
+	} else {
 		st, err = s.sessions.Answer(r.Context(), token, *a.Answer, a.Confidence)
-	default:
-		return st, errf("invalid", `an action is {"action": "north"} (or any of %s; "give NAME"), or after the visit {"answer": k}`, strings.Join(sim.ActionVerbs(), ", "))
 	}
 	return st, sessionError(err)
+}
+
+// checkReset applies ResetRequest's own bounds: seed ≥ 0, episode_id at
+// most 255 characters.
+func checkReset(req envReset) error {
+	if req.Seed != nil && *req.Seed < 0 {
+		return errf("invalid", "seed must be at least 0")
+	}
+	if len(req.EpisodeID) > 255 {
+		return errf("invalid", "episode_id is at most 255 characters")
+	}
+	return nil
 }
 
 // strictDecode decodes JSON as decodeJSON does a body: no key twice, no
@@ -299,7 +320,14 @@ func (s *Server) envStepHTTP(w http.ResponseWriter, r *http.Request) error {
 	if req.TimeoutS != nil && *req.TimeoutS <= 0 {
 		return errf("invalid", "timeout_s must be positive")
 	}
-	st, err := s.envAct(r, token, req.Action)
+	if len(req.RequestID) > 255 {
+		return errf("invalid", "request_id is at most 255 characters")
+	}
+	a, err := parseAction(req.Action)
+	if err != nil {
+		return err
+	}
+	st, err := s.envAct(r, token, a)
 	if err != nil {
 		return err
 	}

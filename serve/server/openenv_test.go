@@ -75,9 +75,13 @@ func TestOpenEnv(t *testing.T) {
 	if typ != "error" || data["code"] != "EXECUTION_ERROR" || data["status"] != float64(400) {
 		t.Errorf("a bad action: %s %v", typ, data)
 	}
-	typ, data = wsCall(t, c, `{"type":"step","data":{"action":"north","answer":1}}`)
-	if typ != "error" {
-		t.Errorf("an action and an answer at once: %s %v", typ, data)
+	for _, msg := range []string{`{"type":"step","data":{"action":"north","answer":1}}`, `{"type":"step"}`, `{"type":"step","data":{"move":"north"}}`} {
+		if typ, data = wsCall(t, c, msg); typ != "error" || data["code"] != "VALIDATION_ERROR" {
+			t.Errorf("%s: %s %v, want VALIDATION_ERROR", msg, typ, data)
+		}
+	}
+	if typ, data = wsCall(t, c, `{"type":"reset","data":{"seed":-1}}`); typ != "error" || data["code"] != "SESSION_ERROR" {
+		t.Errorf("a negative seed: %s %v", typ, data)
 	}
 	typ, data = wsCall(t, c, `{"type":"step","data":{"action":"north"}}`)
 	if typ != "observation" || data["reward"] != 0.0 || data["done"] != false {
@@ -87,9 +91,14 @@ func TestOpenEnv(t *testing.T) {
 	if typ != "state" || data["episode_id"] != token || data["step_count"] != 1.0 {
 		t.Fatalf("state: %s %v", typ, data)
 	}
-	typ, _ = wsCall(t, c, `{"type":"close"}`)
-	if typ != "state" {
-		t.Errorf("close: %s", typ)
+	// close: the server ends the connection without a reply (as OpenEnv's).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"close"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, b, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Errorf("after close: %q %v, want the connection closed normally", b, err)
 	}
 
 	// HTTP: the same session, resumed with episode_id, played to the end.

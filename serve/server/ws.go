@@ -73,6 +73,11 @@ func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
 		} else {
 			reply, done = s.wsHandle(r, msg, &token)
 		}
+		if done {
+			// close: as OpenEnv's server, end the connection without a reply.
+			c.Close(websocket.StatusNormalClosure, "")
+			return nil
+		}
 		b, err := json.Marshal(reply)
 		if err != nil {
 			return err
@@ -81,10 +86,6 @@ func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
 		err = c.Write(ctx, websocket.MessageText, b)
 		cancel()
 		if err != nil {
-			return nil
-		}
-		if done {
-			c.Close(websocket.StatusNormalClosure, "")
 			return nil
 		}
 	}
@@ -129,10 +130,14 @@ func (s *Server) wsHandle(r *http.Request, msg []byte, token *string) (reply wsR
 		if *token == "" {
 			return wsError(errf("invalid", "no session yet: send a reset first"), "SESSION_ERROR"), false
 		}
+		a, err := parseAction(m.Data)
+		if err != nil {
+			return wsError(err, "VALIDATION_ERROR"), false
+		}
 		if err := s.allow(r, ClassStep); err != nil {
 			return wsError(err, "CAPACITY_REACHED"), false
 		}
-		st, err := s.envAct(r, *token, m.Data)
+		st, err := s.envAct(r, *token, a)
 		if err != nil {
 			return wsError(err, "EXECUTION_ERROR"), false
 		}
@@ -147,7 +152,7 @@ func (s *Server) wsHandle(r *http.Request, msg []byte, token *string) (reply wsR
 		}
 		return wsReply{Type: "state", Data: envStateOf(st, *token)}, false
 	case "close":
-		return wsReply{Type: "state", Data: map[string]any{"closed": true}}, true
+		return wsReply{}, true
 	}
 	return wsError(errf("invalid", "unknown message type %q (want reset, step, state or close)", clip(m.Type)), "UNKNOWN_TYPE"), false
 }
