@@ -6,6 +6,7 @@ require (
 	github.com/andybalholm/brotli v1.2.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/coder/websocket v1.8.15
 	github.com/syumai/workers v0.30.2
 	github.com/tetratelabs/wazero v1.12.0
 	honnef.co/go/js/dom/v2 v2.0.0-20231112215516-51f43a291193

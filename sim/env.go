@@ -26,6 +26,7 @@ type violation struct {
 // concurrent use.
 type Env struct {
 	id        VisitID
+	cat       *norms.Catalog
 	world     World
 	norm      *norms.Norm
 	rules     []norms.Rule
@@ -59,14 +60,21 @@ type Env struct {
 
 // NewEnv starts the visit named by id (see ParseVisitID) and returns the
 // environment and its first observation.
-func NewEnv(id string) (*Env, *Observation, error) {
-	v, err := ParseVisitID(id)
+func NewEnv(id string) (*Env, *Observation, error) { return NewEnvIn(norms.Default(), id) }
+
+// NewEnvIn is NewEnv for a visit whose norm is in cat instead of the
+// public catalog (an operator's private suite): the norm is looked up
+// there, the probe's wrong options are drawn from it and the record
+// carries its version. Stepping is the same: with a catalog holding the
+// public norms, NewEnvIn gives NewEnv's trajectories and hashes.
+func NewEnvIn(cat *norms.Catalog, id string) (*Env, *Observation, error) {
+	v, err := ParseVisitIDIn(cat, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &Env{id: v, trace: sha256.New(), answer: -1, srng: newRNG("sanctions", v.String())}
+	e := &Env{id: v, cat: cat, trace: sha256.New(), answer: -1, srng: newRNG("sanctions", v.String())}
 	if v.Norm != norms.NoNorm {
-		n, err := norms.Default().Lookup(v.Norm)
+		n, err := cat.Lookup(v.Norm)
 		if err != nil {
 			return nil, nil, err
 		}

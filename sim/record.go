@@ -55,7 +55,7 @@ func (e *Env) Record(agent, client string) Record {
 	r := Record{
 		Visit: e.id.String(), World: e.id.World, Norm: e.id.Norm, Condition: e.id.Condition, Variant: e.id.Variant,
 		Agent: agent, Client: client, Actions: e.Actions(), Events: e.Events(), Scores: e.Scores(),
-		Hash: e.Hash(), SimVersion: Version, Catalog: norms.Default().Version(),
+		Hash: e.Hash(), SimVersion: Version, Catalog: e.cat.Version(),
 	}
 	if e.norm != nil {
 		r.Family = e.norm.Family
@@ -74,11 +74,14 @@ const MaxActions = (PracticeSteps + TestSteps) * 2
 // the actions run past the end of the visit or stop before it, or the probe
 // answer is out of range. The record's own scores and hash are not trusted:
 // compare them with the returned Env's.
-func Replay(r Record) (*Env, error) {
+func Replay(r Record) (*Env, error) { return ReplayIn(norms.Default(), r) }
+
+// ReplayIn is Replay for a visit of catalog cat (see NewEnvIn).
+func ReplayIn(cat *norms.Catalog, r Record) (*Env, error) {
 	if len(r.Actions) > MaxActions {
 		return nil, fmt.Errorf("sim: replay: %d actions, more than a visit can take (%d)", len(r.Actions), MaxActions)
 	}
-	env, _, err := NewEnv(r.Visit)
+	env, _, err := NewEnvIn(cat, r.Visit)
 	if err != nil {
 		return nil, err
 	}

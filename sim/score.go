@@ -99,7 +99,7 @@ func (e *Env) Probe() *Probe {
 		return nil
 	}
 	if e.probe == nil {
-		e.probe = drawProbe(e.id.String(), *e.norm, norms.Default().Norms())
+		e.probe = drawProbe(e.id.String(), *e.norm, e.cat.Norms())
 	}
 	return e.probe
 }

@@ -80,7 +80,10 @@ const maxSeed = 1<<31 - 1
 
 // ParseVisitID reads a visit id and checks every part against the worlds,
 // the catalog and the conditions. It accepts only the canonical form.
-func ParseVisitID(s string) (VisitID, error) {
+func ParseVisitID(s string) (VisitID, error) { return ParseVisitIDIn(norms.Default(), s) }
+
+// ParseVisitIDIn is ParseVisitID with the norm checked against cat.
+func ParseVisitIDIn(cat *norms.Catalog, s string) (VisitID, error) {
 	parts := strings.Split(s, "/")
 	if len(parts) != 4 {
 		return VisitID{}, fmt.Errorf("%w %q: want world/norm/condition/sN, as in orchard/place.color=blue/observe/s17", ErrVisitID, clip(s))
@@ -116,7 +119,7 @@ func ParseVisitID(s string) (VisitID, error) {
 	case v.Condition != Control && v.Norm == norms.NoNorm:
 		return VisitID{}, fmt.Errorf("%w %q: only control visits have no norm", ErrVisitID, clip(s))
 	case v.Norm != norms.NoNorm:
-		if _, err := norms.Default().Lookup(v.Norm); err != nil {
+		if _, err := cat.Lookup(v.Norm); err != nil {
 			return VisitID{}, fmt.Errorf("%w %q: %v", ErrVisitID, clip(s), err)
 		}
 	}

@@ -39,16 +39,21 @@ type Health struct {
 	Verify     string `json:"verify"`
 }
 
-// Assignment is GET /api/assign: the next visit for a human participant.
+// Assignment is GET /api/assign: whether a visit waits for a human
+// participant.
 type Assignment struct {
 	Participant string `json:"participant"`
 	Room        string `json:"room,omitempty"`
-	// Visit is empty when Done.
+	// Visit is the visit, in a room only (a classroom's page runs the sim
+	// itself). Outside rooms it is never given: the visit is played
+	// sealed, through POST /api/sessions, and Sealed is set.
 	Visit string `json:"visit,omitempty"`
 	Suite string `json:"suite,omitempty"`
+	// Sealed reports that a visit waits, to be played through a session.
+	Sealed bool `json:"sealed,omitempty"`
 	// Done reports that the participant has played every norm on offer.
 	Done bool `json:"done,omitempty"`
-	// Played counts the participant's stored runs.
+	// Played counts the norms the participant has met (runs and sessions).
 	Played int `json:"played"`
 }
 
@@ -82,6 +87,14 @@ type Runs struct {
 // models by model name, baselines by name.
 type LeaderboardEntry struct {
 	Client string `json:"client"`
+	// Provenance of the row's runs: "server" (baselines the server
+	// computed), "server-stepped" (sealed sessions; a submitter key's
+	// model) or "self-reported" (submitted records).
+	Provenance string `json:"provenance"`
+	// Private is the row's joint success on the operator's private suite
+	// (norms never published: the contamination-resistant column), when
+	// it has runs there.
+	Private *report.Rate `json:"private,omitempty"`
 	report.Summary
 }
 
@@ -92,6 +105,11 @@ type Leaderboard struct {
 	// SimSHA256 is the sim.wasm this server verifies with.
 	SimSHA256 string             `json:"sim_sha256"`
 	Agents    []LeaderboardEntry `json:"agents"`
+	// Suites lists the suites with a leaderboard (the private one last).
+	Suites []string `json:"suites,omitempty"`
+	// PrivateSuite names the operator's private suite, whose joint
+	// success each entry shows as Private ("" when there is none).
+	PrivateSuite string `json:"private_suite,omitempty"`
 }
 
 // RoomRequest is the body of POST /api/rooms: a name for the teacher's own
@@ -215,6 +233,8 @@ type DataCounts struct {
 	// ByVerifier counts runs by verifier ("" for runs stored before the
 	// server recorded it).
 	ByVerifier map[string]int `json:"by_verifier"`
+	// ByProvenance counts runs by provenance.
+	ByProvenance map[string]int `json:"by_provenance"`
 }
 
 // ExportRun is one line of GET /api/export?format=jsonl after the data
@@ -227,8 +247,11 @@ type ExportRun struct {
 	ConsentVersion string `json:"consent_version"`
 	// Verifier is how the server recomputed the record: "wasm" or
 	// "native" (see the data card).
-	Verifier string     `json:"verifier"`
-	Record   sim.Record `json:"record"`
+	Verifier string `json:"verifier"`
+	// Provenance is "server", "server-stepped" or "self-reported" (see
+	// the data card).
+	Provenance string     `json:"provenance"`
+	Record     sim.Record `json:"record"`
 }
 
 // ValidParticipant reports whether p is a well-formed participant

@@ -196,7 +196,7 @@ func startServe(t *testing.T) *served {
 	if _, err := os.Stat(filepath.Join(web, "index.html")); err != nil {
 		web = filepath.Join(dir, "web") // the "not built" page
 	}
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", h.db, "--web", web, "--teacher-keys", keys,
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", h.db, "--web", web, "--teacher-keys", keys, "--baselines", "none",
 		"--admin-token-env", "NORMGYM_HOSTILE_ADMIN", "--max-conns-per-ip", "32", "--read-header-timeout", "1s"}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileServer$", "-test.count=1")
 	cmd.Env = append(os.Environ(), hostileServeEnv+"="+strings.Join(args, "\n"), "NORMGYM_HOSTILE_ADMIN="+h.adminToken)
@@ -291,7 +291,8 @@ func (c *client) post(t *testing.T, url string, body []byte, header []string) in
 	return st
 }
 
-// honest is the honest clients: programs submitting baseline runs, each
+// honest is the honest clients: programs submitting model runs (a
+// baseline's records renamed: baselines are the server's own), each
 // within the default write rate (5 a second, a burst of 60), from
 // 127.0.0.1, 127.0.0.2 and 127.0.0.3 in turn.
 type honest struct {
@@ -316,6 +317,7 @@ func newHonest(t *testing.T, h *served) *honest {
 			t.Fatal(err)
 		}
 		rec.SimSHA256 = simwasm.SHA256()
+		rec.Client, rec.Agent = "model", "observer-model"
 		o.recs = append(o.recs, rec)
 	}
 	o.sub = api.Submission{RunID: randomHex(12), Consent: true, ConsentVersion: server.ConsentVersion, Record: o.recs[0]}
@@ -392,7 +394,7 @@ func junkBodies(t *testing.T, sub api.Submission) []junk {
 		{"15,000 actions", many},
 		{"duplicate consent", bytes.Replace(good, []byte(`"consent":true`), []byte(`"consent":false,"consent":true`), 1)},
 		{"20,000-deep extra", bytes.Replace(good, []byte(`"record":{`), []byte(`"record":{"extra":{"x":`+deep+`},`), 1)},
-		{"invalid UTF-8", bytes.Replace(good, []byte(`"agent":"observer"`), []byte("\"agent\":\"obs\xff\xfeerver\""), 1)},
+		{"invalid UTF-8", bytes.Replace(good, []byte(`"agent":"observer-model"`), []byte("\"agent\":\"obs\xff\xfeerver-model\""), 1)},
 		{"1 MiB", append(append([]byte(`{"run_id":"`), bytes.Repeat([]byte("x"), 1<<20)...), `"}`...)},
 		{"events", edit(func(r *sim.Record) { r.Events = make([]sim.Event, 1000) })},
 	}

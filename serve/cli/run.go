@@ -29,7 +29,7 @@ func cmdRun(e *env) error {
 	asJSON := fs.Bool("json", false, "print the summary as JSON (one object per agent; one object when one agent)")
 	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
 	interp := fs.Bool("interpreter", false, "use wazero's interpreter instead of its compiler")
-	submit := fs.String("submit", "", "also submit every record to this NormGym server (its base URL) for verification")
+	submit := fs.String("submit", "", "no longer taken: a NormGym server computes its baseline rows itself (normgym serve --baselines) and refuses submitted ones")
 	pos, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -48,8 +48,8 @@ func cmdRun(e *env) error {
 	if *parallel < 1 {
 		return usageError("--parallel must be at least 1")
 	}
-	if *submit != "" && *native {
-		return usageError("--submit needs records from sim.wasm (servers verify with it): drop --native")
+	if *submit != "" {
+		return usageError("--submit: a NormGym server computes its baselines itself (normgym serve --baselines) and refuses submitted baseline runs; models are submitted with normgym eval --submit, or played through a session with a submitter key")
 	}
 	eng, err := openEngine(e.ctx, *native, *interp)
 	if err != nil {
@@ -125,21 +125,6 @@ func cmdRun(e *env) error {
 	}
 	if firstErr != nil {
 		return firstErr
-	}
-	if *submit != "" {
-		for _, a := range names {
-			var mine []sim.Record
-			for _, r := range recs {
-				if r.Agent == a {
-					mine = append(mine, r)
-				}
-			}
-			st, err := submitRecords(e.ctx, *submit, mine, "baseline:"+a)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "submitted %s: %d stored, %d already there\n", a, st.Stored, st.Duplicates)
-		}
 	}
 	sums := report.Summarize(recs)
 	if *asJSON {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
@@ -57,6 +58,13 @@ func cmdServe(e *env) error {
 	openRooms := fs.Bool("open-rooms", false, "let anyone create a classroom (default: only holders of a teacher key, see --teacher-keys)")
 	teacherKeys := fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
 	roomTTL := fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
+	step := fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; ~10x faster)")
+	sessionTTL := fs.Duration("session-ttl", session.DefaultTTL, "how long a session waits for its next action before it expires (a visit is played once: an expired one is lost)")
+	submitterKeys := fs.String("submitter-keys", "", "file of submitter keys (lines \"LABEL SHA256\" from normgym submitter-key LABEL; re-read when it changes): "+
+		"their holders' sessions are stored under LABEL as server-stepped model runs")
+	baselines := fs.String("baselines", "mini,standard", "suites whose baseline rows the server computes itself, in the background after start "+
+		"(natively, the runs it lacks; standard takes about four minutes of one core the first time); \"none\" for none")
+	privateCatalog := fs.String("private-catalog", "", "file of a private suite (norms and seeds that are never served; README: \"A private suite\"): played through submitter keys' sessions only")
 	pos, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -67,6 +75,9 @@ func cmdServe(e *env) error {
 	if *verify != "wasm" && *verify != "native" {
 		return usageError("--verify must be wasm or native, not %q", *verify)
 	}
+	if *step != "wasm" && *step != "native" {
+		return usageError("--step must be wasm or native, not %q", *step)
+	}
 	if *replayTimeout <= 0 {
 		return usageError("--replay-timeout must be positive")
 	}
@@ -74,7 +85,7 @@ func cmdServe(e *env) error {
 		name string
 		v    time.Duration
 	}{{"read-header-timeout", *readHeaderTimeout}, {"read-timeout", *readTimeout}, {"write-timeout", *writeTimeout},
-		{"idle-timeout", *idleTimeout}, {"room-ttl", *roomTTL}} {
+		{"idle-timeout", *idleTimeout}, {"room-ttl", *roomTTL}, {"session-ttl", *sessionTTL}} {
 		if d.v <= 0 {
 			return usageError("--%s must be positive", d.name)
 		}
@@ -90,6 +101,22 @@ func cmdServe(e *env) error {
 	var keys server.TeacherKeys
 	if *teacherKeys != "" {
 		if keys, err = server.TeacherKeyFile(*teacherKeys, func(err error) { log.Error("teacher keys", "err", err) }); err != nil {
+			return err
+		}
+	}
+	var subKeys server.TeacherKeys
+	if *submitterKeys != "" {
+		if subKeys, err = server.TeacherKeyFile(*submitterKeys, func(err error) { log.Error("submitter keys", "err", err) }); err != nil {
+			return err
+		}
+	}
+	var private *server.PrivateSuite
+	if *privateCatalog != "" {
+		b, err := os.ReadFile(*privateCatalog)
+		if err != nil {
+			return err
+		}
+		if private, err = server.LoadPrivateSuite(b); err != nil {
 			return err
 		}
 	}
@@ -115,12 +142,27 @@ func cmdServe(e *env) error {
 	}
 	defer rt.Close(context.Background())
 	v := server.Wasm(rt)
-	if *verify == "native" {
-		nv := server.Native(rt.SHA256())
-		if err := server.CrossCheck(ctx, v, nv, sampleRecords(rt.SHA256())); err != nil {
+	var baselineSuites []string
+	if *baselines != "none" && *baselines != "" {
+		baselineSuites = strings.Split(*baselines, ",")
+		for _, name := range baselineSuites {
+			if _, err := sim.LookupSuite(name); err != nil && (private == nil || name != private.Name) {
+				return usageError("--baselines: unknown suite %q", name)
+			}
+		}
+	}
+	if *verify == "native" || *step == "native" || private != nil {
+		// The native core steps or verifies: check it against sim.wasm first.
+		if err := server.CrossCheck(ctx, v, server.Native(rt.SHA256()), sampleRecords(rt.SHA256())); err != nil {
 			return err
 		}
-		v = nv
+	}
+	if *verify == "native" {
+		v = server.Native(rt.SHA256())
+	}
+	engine := session.Wasm(rt)
+	if *step == "native" {
+		engine = session.Native(rt.SHA256())
 	}
 	syncMode := ""
 	if *fsync {
@@ -143,7 +185,8 @@ func cmdServe(e *env) error {
 	}
 	srv, err := server.New(server.Options{Store: st, Verifier: v, Web: site, AdminToken: os.Getenv(*tokenEnv),
 		AdminTokenEnv: *tokenEnv, Logger: log, ReplayTimeout: *replayTimeout, MaxBody: *maxBody,
-		Limiter: limit.NewBuckets(limits, nil), ClientHeader: *clientHeader, OpenRooms: *openRooms, TeacherKeys: keys, RoomTTL: *roomTTL})
+		Limiter: limit.NewBuckets(limits, nil), ClientHeader: *clientHeader, OpenRooms: *openRooms, TeacherKeys: keys, RoomTTL: *roomTTL,
+		Engine: engine, Private: private, SessionTTL: *sessionTTL, SubmitterKeys: subKeys})
 	if err != nil {
 		return err
 	}
@@ -167,10 +210,38 @@ func cmdServe(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "normgym: serving on http://%s (db %s, web %s, verify %s with sim.wasm %.12s, export %s, rooms %s)\n",
 		ln.Addr(), *dbPath, siteName, v.Kind(), rt.SHA256(), export, rooms)
+	priv := "none"
+	if private != nil {
+		priv = fmt.Sprintf("%s (%d visits, version %s)", private.Name, len(private.Visits), private.Version)
+	}
+	fmt.Fprintf(e.stdout, "normgym: sessions stepped by %s, idle expiry %s; private suite %s\n", engine.Kind(), *sessionTTL, priv)
 	fmt.Fprintf(e.stdout, "normgym: limits per client %s; body %d bytes; connections %d (%d per address); timeouts header %s, read %s, write %s\n",
 		limits, *maxBody, *maxConns, perIP, *readHeaderTimeout, *readTimeout, *writeTimeout)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	if len(baselineSuites) > 0 {
+		go func() {
+			// The baselines run natively: check the core against sim.wasm
+			// first (a few seconds), unless that was done above.
+			if *verify != "native" && *step != "native" && private == nil {
+				if err := server.CrossCheck(ctx, server.Wasm(rt), server.Native(rt.SHA256()), sampleRecords(rt.SHA256())); err != nil {
+					log.Error("baselines: the native core disagrees with sim.wasm: not computed", "err", err)
+					return
+				}
+			}
+			start := time.Now()
+			n, err := srv.ComputeBaselines(ctx, baselineSuites, func(suite, agent string, stored int) {
+				if stored > 0 {
+					log.Info("baselines", "suite", suite, "agent", agent, "stored", stored)
+				}
+			})
+			if err != nil && ctx.Err() == nil {
+				log.Error("baselines", "err", err)
+				return
+			}
+			log.Info("baselines done", "suites", strings.Join(baselineSuites, ","), "stored", n, "seconds", int(time.Since(start).Seconds()))
+		}()
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -232,9 +303,9 @@ func (f limitFlag) String() string {
 func (f limitFlag) Set(s string) error {
 	class, rate, ok := strings.Cut(s, "=")
 	switch class {
-	case server.ClassRead, server.ClassWrite, server.ClassLookup, server.ClassRooms, server.ClassStatic:
+	case server.ClassRead, server.ClassWrite, server.ClassLookup, server.ClassRooms, server.ClassStatic, server.ClassStep:
 	default:
-		return fmt.Errorf("want CLASS=RATE with CLASS one of read, write, lookup, rooms, static, not %q", s)
+		return fmt.Errorf("want CLASS=RATE with CLASS one of %s, not %q", strings.Join(server.Classes(), ", "), s)
 	}
 	if !ok {
 		return fmt.Errorf("want CLASS=RATE such as %s=5/s:60", class)
@@ -256,6 +327,28 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 func init() {
 	commands["teacher-key"] = command{"make a teacher key for a server's --teacher-keys file", cmdTeacherKey}
+	commands["submitter-key"] = command{"make a submitter key for a server's --submitter-keys file", cmdSubmitterKey}
+}
+
+func cmdSubmitterKey(e *env) error {
+	fs := e.flags("submitter-key", "LABEL",
+		"Makes a random submitter key. Give the key to whoever runs the model (it opens server-stepped sessions whose runs\n"+
+			"are stored under LABEL and shown as server-stepped on the leaderboard) and add the line it prints to the file of\n"+
+			"normgym serve --submitter-keys: the file holds the key's hash, not the key. LABEL is the name of the key's row\n"+
+			"(the model: gpt-5-mini, lab-7.agent; letters, digits, '.', '_', '-'). Remove the line to revoke the key.")
+	pos, err := e.parse(fs)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError("submitter-key needs one LABEL")
+	}
+	key, line, err := server.NewSubmitterKey(pos[0])
+	if err != nil {
+		return usageError("%s", strings.TrimPrefix(err.Error(), "server: "))
+	}
+	fmt.Fprintf(e.stdout, "key (give it to the model's runner; it is not stored anywhere): %s\nline for the --submitter-keys file:\n%s\n", key, line)
+	return nil
 }
 
 func cmdTeacherKey(e *env) error {

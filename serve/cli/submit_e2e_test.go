@@ -14,9 +14,8 @@ import (
 	"github.com/normgym/normgym/serve/store"
 )
 
-// `normgym run --submit` against the real server: baseline records made in
-// sim.wasm are replayed by the server, stored once, and counted on the
-// leaderboard; submitting the same runs again stores nothing new.
+// `normgym run --submit` is refused: the server computes its baselines
+// itself, and a baseline run submitted to it is refused (403).
 func TestRunSubmitToServer(t *testing.T) {
 	ctx := context.Background()
 	eng, err := openWasm(ctx, false)
@@ -35,12 +34,15 @@ func TestRunSubmitToServer(t *testing.T) {
 	}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-
-	for round, want := range []string{"greedy: 4 stored, 0 already there", "greedy: 0 stored, 4 already there"} {
-		code, _, stderr := runCLI(t, "", "run", "--suite", "mini", "--agent", "greedy", "--limit", "4", "--submit", hs.URL)
-		if code != 0 || !strings.Contains(stderr, want) {
-			t.Fatalf("round %d: exit %d, stderr %q; want %q", round+1, code, stderr, want)
-		}
+	code, _, stderr := runCLI(t, "", "run", "--suite", "mini", "--agent", "greedy", "--limit", "1", "--submit", hs.URL)
+	if code != 2 || !strings.Contains(stderr, "computes its baselines itself") {
+		t.Errorf("run --submit: exit %d, stderr %q; want a usage error", code, stderr)
+	}
+	// A baseline record posted anyway is refused.
+	recs := baselineRecords(t, 1)
+	recs[0].SimSHA256 = eng.SHA256()
+	if _, err := submitRecords(ctx, hs.URL, recs, "baseline:greedy"); err == nil || !strings.Contains(err.Error(), "computed by the server itself") {
+		t.Errorf("a baseline submission: %v, want it refused", err)
 	}
 	res, err := http.Get(hs.URL + "/api/leaderboard?suite=mini")
 	if err != nil {
@@ -51,12 +53,7 @@ func TestRunSubmitToServer(t *testing.T) {
 	if err := json.NewDecoder(res.Body).Decode(&lb); err != nil {
 		t.Fatal(err)
 	}
-	if len(lb.Agents) != 1 || lb.Agents[0].Agent != "greedy" || lb.Agents[0].Visits != 4 {
-		t.Errorf("leaderboard agents = %+v, want greedy with 4 runs", lb.Agents)
-	}
-	// Records from the native core are refused by --submit before sending.
-	code, _, stderr := runCLI(t, "", "run", "--native", "--suite", "mini", "--agent", "greedy", "--limit", "1", "--submit", hs.URL)
-	if code != 2 || !strings.Contains(stderr, "drop --native") {
-		t.Errorf("native --submit: exit %d, stderr %q; want a usage error", code, stderr)
+	if len(lb.Agents) != 0 {
+		t.Errorf("leaderboard agents = %+v, want none", lb.Agents)
 	}
 }

@@ -54,7 +54,8 @@ func (e *env) putHuman(participant, room, visit string, r *rand.Rand) {
 		rec.Suite, rec.SuiteVersion = ref.Name, ref.Version
 	}
 	_, created, err := e.store.PutRun(context.Background(), server.Run{RunID: newRunID(), ContentSHA256: "x",
-		CreatedAt: e.now, Participant: participant, Room: room, ConsentVersion: server.ConsentVersion, Record: rec})
+		CreatedAt: e.now, Participant: participant, Room: room, ConsentVersion: server.ConsentVersion,
+		Provenance: api.ProvenanceStepped, Record: rec})
 	if err != nil || !created {
 		e.t.Fatalf("storing a run: %v %v", created, err)
 	}
@@ -71,6 +72,8 @@ func suiteOf(visit string) (sim.Suite, bool) {
 	return sim.Suite{}, false
 }
 
+// assign asks for the participant's assignment. Outside rooms the answer
+// names no visit: Visit is then read from the store (the server side).
 func (e *env) assign(participant, room string) api.Assignment {
 	e.t.Helper()
 	var a api.Assignment
@@ -78,7 +81,23 @@ func (e *env) assign(participant, room string) api.Assignment {
 	if room != "" {
 		path += "&room=" + room
 	}
-	e.getJSON(path, &a)
+	st, b, _ := e.do("GET", path, nil)
+	if st != http.StatusOK || json.Unmarshal(b, &a) != nil {
+		e.t.Fatalf("GET %s: %d %s", path, st, b)
+	}
+	if room == "" {
+		if a.Visit != "" || strings.Contains(string(b), "/") {
+			e.t.Fatalf("a room-less assignment names its visit: %s", b)
+		}
+		if a.Sealed != !a.Done {
+			e.t.Fatalf("assignment %s: sealed %v, done %v", b, a.Sealed, a.Done)
+		}
+		if a.Sealed {
+			if err := e.store.DB().QueryRow(`SELECT visit FROM assignments WHERE participant = ? AND room = ''`, participant).Scan(&a.Visit); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
 	return a
 }
 

@@ -29,7 +29,7 @@ func BenchmarkSubmit(b *testing.B) {
 	var pool []sim.Record
 	for _, v := range su.Visits[:20] {
 		for _, a := range []string{"greedy", "oracle", "observer"} {
-			pool = append(pool, record(b, v, a, "baseline"))
+			pool = append(pool, record(b, v, a, "model"))
 		}
 	}
 	for _, v := range []server.Verifier{server.Wasm(rt), server.Native(simwasm.SHA256())} {
@@ -201,7 +201,7 @@ func reportLoad(b *testing.B, lat []time.Duration, elapsed time.Duration, unit s
 // rate limit. Junk costs what its bytes cost to read and check; a
 // refusal by the limit is cheaper than any answer.
 func BenchmarkRefusals(b *testing.B) {
-	base := submission(record(b, normVisit, "greedy", "baseline"), "")
+	base := submission(record(b, normVisit, "greedy", "model"), "")
 	junk := base
 	junk.Record = clone(base.Record)
 	for len(junk.Record.Actions) < 15000 {

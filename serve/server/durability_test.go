@@ -26,7 +26,7 @@ import (
 // port and returns its base URL.
 func startServe(t *testing.T, bin, db string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--web", filepath.Join(t.TempDir(), "none"))
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--web", filepath.Join(t.TempDir(), "none"), "--baselines", "none")
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -70,6 +70,113 @@ func post(url string, body []byte) (int, []byte, error) {
 	return resp.StatusCode, b, err
 }
 
+// buildNormgym builds the normgym binary into dir.
+func buildNormgym(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "normgym")
+	build := exec.Command("go", "build", "-o", bin, "github.com/normgym/normgym/serve/cmd/normgym")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// sessionCall sends a session request to a running server.
+func sessionCall(url, method, path, token string, body any) (int, api.SessionState, error) {
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequest(method, url+path, bytes.NewReader(b))
+	if err != nil {
+		return 0, api.SessionState{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, api.SessionState{}, err
+	}
+	defer resp.Body.Close()
+	var s api.SessionState
+	err = json.NewDecoder(resp.Body).Decode(&s)
+	return resp.StatusCode, s, err
+}
+
+// TestSessionKill SIGKILLs the real server while four sessions step at
+// once: after a restart each session goes on from its stored actions,
+// every acknowledged action among them (and at most the one in flight
+// beyond), with the observation of the last acknowledged one when
+// nothing more was stored. A session is resumed, never restarted.
+func TestSessionKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the normgym binary")
+	}
+	dir := t.TempDir()
+	bin := buildNormgym(t, dir)
+	db := filepath.Join(dir, "normgym.db")
+	cmd, url := startServe(t, bin, db)
+	mini, _ := sim.LookupSuite("mini")
+	const n = 4
+	type sess struct {
+		token string
+		acked int
+		last  api.SessionState
+	}
+	ss := make([]*sess, n)
+	for i := range ss {
+		st, s, err := sessionCall(url, "POST", "/api/sessions", "", api.SessionRequest{Visit: mini.Visits[i]})
+		if err != nil || st != http.StatusCreated {
+			t.Fatalf("opening a session: %d %v", st, err)
+		}
+		ss[i] = &sess{token: s.Session, last: s}
+	}
+	var total atomic.Int64
+	var wg sync.WaitGroup
+	moves := []string{"north", "east", "south", "west", "wait"}
+	for i := range ss {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 150; k++ {
+				st, s, err := sessionCall(url, "POST", "/api/session/step", ss[i].token, api.SessionStep{Action: moves[(k+i)%len(moves)]})
+				if err != nil || st != http.StatusOK {
+					return // killed
+				}
+				ss[i].acked, ss[i].last = s.Actions, s
+				total.Add(1)
+			}
+		}()
+	}
+	for total.Load() < 60 {
+		time.Sleep(2 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	wg.Wait()
+	cmd, url = startServe(t, bin, db)
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	for i, s := range ss {
+		st, got, err := sessionCall(url, "GET", "/api/session", s.token, nil)
+		if err != nil || st != http.StatusOK {
+			t.Fatalf("session %d after the restart: %d %v", i, st, err)
+		}
+		if got.Actions < s.acked || got.Actions > s.acked+1 {
+			t.Errorf("session %d: %d actions stored, %d acknowledged before SIGKILL", i, got.Actions, s.acked)
+		}
+		if got.Actions == s.acked && (string(got.Observation) != string(s.last.Observation) || got.Text != s.last.Text) {
+			t.Errorf("session %d: the observation after the restart is not the last acknowledged one", i)
+		}
+		// It goes on.
+		if st, next, err := sessionCall(url, "POST", "/api/session/step", s.token, api.SessionStep{Action: "wait"}); err != nil || st != http.StatusOK || next.Actions != got.Actions+1 {
+			t.Errorf("session %d: a step after the restart: %d %v (%d actions)", i, st, err, next.Actions)
+		}
+	}
+	t.Logf("%d steps acknowledged before SIGKILL", total.Load())
+}
+
 // TestDurabilityKill SIGKILLs the real server in the middle of a burst of
 // submissions: after a restart every acknowledged run is there, and no
 // row is half-written.
@@ -88,7 +195,7 @@ func TestDurabilityKill(t *testing.T) {
 	var pool []sim.Record
 	for _, v := range su.Visits[:12] {
 		for _, a := range []string{"greedy", "oracle", "random"} {
-			pool = append(pool, record(t, v, a, "baseline"))
+			pool = append(pool, record(t, v, a, "model"))
 		}
 	}
 	cmd, url := startServe(t, bin, db)
@@ -197,13 +304,13 @@ func checkRows(t *testing.T, db *sql.DB) int {
 		}
 	}
 	var bad, bad2, total, total2 int
-	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM run_totals`).Scan(&total)
-	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM world_totals`).Scan(&total2)
-	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, condition, family, sim_sha256, COUNT(*) AS n, SUM(joint) AS j
-  FROM runs GROUP BY 1, 2, 3, 4, 5, 6) g LEFT JOIN run_totals r USING (suite, client, agent, condition, family, sim_sha256)
+	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM cell_totals`).Scan(&total)
+	db.QueryRow(`SELECT COALESCE(SUM(runs), 0) FROM world_cell_totals`).Scan(&total2)
+	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, provenance, condition, family, sim_sha256, COUNT(*) AS n, SUM(joint) AS j
+  FROM runs GROUP BY 1, 2, 3, 4, 5, 6, 7) g LEFT JOIN cell_totals r USING (suite, client, agent, provenance, condition, family, sim_sha256)
   WHERE r.runs IS NOT g.n OR r.joint IS NOT g.j`).Scan(&bad)
-	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, world, COUNT(*) AS n, SUM(task) AS k
-  FROM runs GROUP BY 1, 2, 3, 4) g LEFT JOIN world_totals r USING (suite, client, agent, world)
+	db.QueryRow(`SELECT COUNT(*) FROM (SELECT suite, client, agent, provenance, world, COUNT(*) AS n, SUM(task) AS k
+  FROM runs GROUP BY 1, 2, 3, 4, 5) g LEFT JOIN world_cell_totals r USING (suite, client, agent, provenance, world)
   WHERE r.runs IS NOT g.n OR r.task IS NOT g.k`).Scan(&bad2)
 	if total != n || total2 != n || bad != 0 || bad2 != 0 {
 		t.Errorf("totals hold %d and %d runs (%d and %d groups disagree), rows %d", total, total2, bad, bad2, n)

@@ -77,7 +77,16 @@ var columns = []column{
 	{"verifier", verifierAbout, func(r Run) string { return r.Verifier }},
 	{"sim_sha256", "SHA-256 of the sim.wasm the run was verified against: the module that replayed it (verifier wasm), " +
 		"or the module the native core was built with and pinned to (verifier native; that module did not run)", func(r Run) string { return r.Record.SimSHA256 }},
+	{"provenance", provenanceAbout, func(r Run) string { return r.Provenance }},
 }
+
+// provenanceAbout describes the provenance column.
+const provenanceAbout = "how the server knows what the run says: server = a baseline the server computed itself; " +
+	"server-stepped = the server stepped the sim for a client that sent only actions (a person's sealed session, whose page never held the norm, " +
+	"or a model holding a submitter key the operator issued, under the key's label); " +
+	"self-reported = a submitted record, replayed (its scores are real) but who or what played it is the submitter's word " +
+	"(classroom runs the page played itself, models without a key, every run stored before schema 6). The leaderboard counts human runs " +
+	"only if server-stepped and baseline runs only if computed by the server"
 
 // verifierAbout describes the verifier column.
 const verifierAbout = "how the server recomputed the run: wasm = replayed inside sim.wasm (the module of sim_sha256); " +
@@ -210,7 +219,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	}
 	return s.streamRuns(w, r, f, func(run Run) error {
 		return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
-			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Record: run.Record})
+			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Provenance: run.Provenance, Record: run.Record})
 	}, flusher)
 }
 
@@ -222,8 +231,10 @@ func (s *Server) dataCard(c Census, format string) api.DataCard {
 	}
 	card := api.DataCard{
 		Name: "NormGym verified runs",
-		Description: "Every run this server stored after recomputing it from its visit id, actions and probe answer (a replay): humans (the human baseline), " +
-			"models and baselines. Only recomputed records are stored. Each run's verifier says how it was recomputed: " + verifierAbout + ". " +
+		Description: "Every run this server stored after computing it itself: by replaying a submitted record's visit id, actions and probe answer, " +
+			"by stepping the sim for a client that sent only actions (a session), or by running a baseline: humans (the human baseline), " +
+			"models and baselines. Each run's provenance says which: " + provenanceAbout + ". " +
+			"Each run's verifier says what computed it: " + verifierAbout + ". " +
 			"This server verifies " + now + ". " +
 			"Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
 			"Joint success (task done with no violation on the test day) is the headline number; see DESIGN.md for the benchmark.",
@@ -231,13 +242,14 @@ func (s *Server) dataCard(c Census, format string) api.DataCard {
 		Fields:    map[string]string{},
 		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Verifier: s.verify.Kind(), Sims: c.Sims, Sim: sim.Version,
 			Catalog: norms.Default().Version(), Suites: map[string]string{}, Consent: ConsentVersion},
-		Counts: api.DataCounts{Runs: c.Runs, Participants: c.Participants, ByClient: c.ByClient, BySuite: c.BySuite, ByVerifier: c.ByVerifier},
+		Counts: api.DataCounts{Runs: c.Runs, Participants: c.Participants, ByClient: c.ByClient, BySuite: c.BySuite, ByVerifier: c.ByVerifier,
+			ByProvenance: c.ByProvenance},
 	}
 	for _, su := range sim.Suites() {
 		card.Versions.Suites[su.Name] = su.Version
 	}
 	if format == "jsonl" {
-		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version", "verifier"} {
+		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version", "verifier", "provenance"} {
 			for _, col := range columns {
 				if col.name == k {
 					card.Fields[k] = col.about

@@ -78,8 +78,11 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 		name = assignSuite
 	}
 	su, err := sim.LookupSuite(name)
+	if p := s.opts.Private; err != nil && p != nil && name == p.Name {
+		su, err = sim.Suite{Name: p.Name, Version: p.Version}, nil
+	}
 	if err != nil {
-		return nil, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
+		return nil, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(s.suiteNames(), ", "))
 	}
 	c := &s.boards
 	for {
@@ -127,7 +130,34 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 	if err != nil {
 		return nil, err
 	}
-	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals)}
+	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals),
+		Suites: s.suiteNames()}
+	if p := s.opts.Private; p != nil && su.Name != p.Name {
+		// The contamination-resistant column: each row's joint success
+		// on the private suite, whose norms were never published.
+		pt, err := s.store.Board(ctx, p.Name, p.Version)
+		if err != nil {
+			return nil, err
+		}
+		private := map[[3]string]*Totals{}
+		for _, c := range pt.Cells {
+			if !counts(c.Client, c.Provenance) {
+				continue
+			}
+			k := [3]string{c.Client, c.Agent, c.Provenance}
+			if private[k] == nil {
+				private[k] = &Totals{}
+			}
+			private[k].Add(c.Totals)
+		}
+		lb.PrivateSuite = p.Name
+		for i, a := range lb.Agents {
+			if t := private[[3]string{a.Client, a.Agent, a.Provenance}]; t != nil {
+				r := report.Wilson(t.Joint, t.Runs)
+				lb.Agents[i].Private = &r
+			}
+		}
+	}
 	body, err := json.Marshal(lb)
 	if err != nil {
 		return nil, err
@@ -135,17 +165,20 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 	return &board{lb: lb, json: append(body, '\n'), seq: seq, at: at}, nil
 }
 
-// Summaries turns totals into one entry per client and agent, as
-// report.Summarize does for records, ordered by joint success (best
-// first), then runs, then name.
+// Summaries turns totals into one entry per client, agent and provenance,
+// as report.Summarize does for records, ordered by joint success (best
+// first), then runs, then name. A row counts only runs of the provenance
+// it claims: human rows only server-stepped runs (sealed sessions),
+// baseline rows only the server's own; model rows are server-stepped (a
+// submitter key's) or self-reported, each its own row.
 func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 	type group struct {
-		client, agent string
-		all           Totals
-		cond, fam, wd map[string]*Totals
-		shas          map[string]bool
+		client, agent, prov string
+		all                 Totals
+		cond, fam, wd       map[string]*Totals
+		shas                map[string]bool
 	}
-	groups := map[[2]string]*group{}
+	groups := map[[3]string]*group{}
 	var order []*group
 	get := func(m map[string]*Totals, k string) *Totals {
 		if m[k] == nil {
@@ -153,11 +186,11 @@ func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 		}
 		return m[k]
 	}
-	groupOf := func(client, agent string) *group {
-		key := [2]string{client, agent}
+	groupOf := func(client, agent, prov string) *group {
+		key := [3]string{client, agent, prov}
 		g := groups[key]
 		if g == nil {
-			g = &group{client: client, agent: agent, cond: map[string]*Totals{}, fam: map[string]*Totals{},
+			g = &group{client: client, agent: agent, prov: prov, cond: map[string]*Totals{}, fam: map[string]*Totals{},
 				wd: map[string]*Totals{}, shas: map[string]bool{}}
 			groups[key] = g
 			order = append(order, g)
@@ -165,7 +198,10 @@ func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 		return g
 	}
 	for _, c := range totals.Cells {
-		g := groupOf(c.Client, c.Agent)
+		if !counts(c.Client, c.Provenance) {
+			continue
+		}
+		g := groupOf(c.Client, c.Agent, c.Provenance)
 		g.all.Add(c.Totals)
 		get(g.cond, c.Condition).Add(c.Totals)
 		f := c.Family
@@ -176,7 +212,9 @@ func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 		g.shas[c.SimSHA256] = true
 	}
 	for _, c := range totals.Worlds {
-		get(groupOf(c.Client, c.Agent).wd, c.World).Add(c.Totals)
+		if counts(c.Client, c.Provenance) {
+			get(groupOf(c.Client, c.Agent, c.Provenance).wd, c.World).Add(c.Totals)
+		}
 	}
 	out := make([]api.LeaderboardEntry, 0, len(order))
 	for _, g := range order {
@@ -194,7 +232,7 @@ func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 			gap := round4(o.Joint.Rate - so.Joint.Rate)
 			sm.Gap = &gap
 		}
-		out = append(out, api.LeaderboardEntry{Client: g.client, Summary: sm})
+		out = append(out, api.LeaderboardEntry{Client: g.client, Provenance: g.prov, Summary: sm})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -207,9 +245,34 @@ func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 		if a.Agent != b.Agent {
 			return a.Agent < b.Agent
 		}
-		return a.Client < b.Client
+		if a.Client != b.Client {
+			return a.Client < b.Client
+		}
+		return a.Provenance < b.Provenance
 	})
 	return out
+}
+
+// counts reports whether runs of a client with a provenance count for the
+// leaderboard: a person's only if the server stepped them, a baseline's
+// only if the server computed them, a model's always (its row says which).
+func counts(client, prov string) bool {
+	switch client {
+	case "human":
+		return prov == api.ProvenanceStepped
+	case "baseline":
+		return prov == api.ProvenanceServer
+	}
+	return true
+}
+
+// suiteNames lists the public suites and the private one, if any.
+func (s *Server) suiteNames() []string {
+	names := sim.SuiteNames()
+	if p := s.opts.Private; p != nil {
+		names = append(names, p.Name)
+	}
+	return names
 }
 
 // Breakdown computes report.Breakdown from totals, exactly as
@@ -283,7 +346,7 @@ nav a{margin-right:.8rem}.cur{font-weight:bold}
 </style></head><body><main>
 <h1>NormGym leaderboard</h1>
 <nav>`)
-	for _, name := range sim.SuiteNames() {
+	for _, name := range lb.Suites {
 		cur := ""
 		if name == lb.Suite {
 			cur = ` class="cur"`
@@ -292,7 +355,9 @@ nav a{margin-right:.8rem}.cur{font-weight:bold}
 	}
 	b.WriteString(`</nav>
 <p>Suite <b>` + esc(lb.Suite) + `</b> v` + esc(lb.SuiteVersion) + `. Joint success = the test-day task done without breaking the norm; 95% Wilson intervals.
-The observational-learning gap is joint(observe) − joint(solo). Every run was replayed by this server (sim.wasm <code>` + esc(sha) + `</code>).</p>
+The observational-learning gap is joint(observe) − joint(solo). Every run was replayed or stepped by this server (sim.wasm <code>` + esc(sha) + `</code>).
+Each row says its provenance: <b>server</b> (a baseline this server computed), <b>server-stepped</b> (the server stepped the sim for the player, who sent only actions: a person's sealed session, or a submitter key's model)
+or <b>self-reported</b> (a submitted record: replayed, but who played it is the submitter's word). Human rows count sealed sessions only.</p>
 `)
 	if len(lb.Agents) == 0 {
 		b.WriteString("<p>No runs yet.</p>\n")
@@ -301,9 +366,13 @@ The observational-learning gap is joint(observe) − joint(solo). Every run was 
 		for _, c := range conds {
 			b.WriteString("<th>" + esc(c) + "</th>")
 		}
-		b.WriteString("<th>gap</th><th>probe</th></tr>\n")
+		b.WriteString("<th>gap</th><th>probe</th>")
+		if lb.PrivateSuite != "" {
+			b.WriteString("<th>" + esc(lb.PrivateSuite) + "<small>unpublished norms</small></th>")
+		}
+		b.WriteString("</tr>\n")
 		for _, a := range lb.Agents {
-			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + "</small></td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
+			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small></td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
 			for _, c := range conds {
 				b.WriteString("<td>" + rate(a.ByCondition[c].Joint) + "</td>")
 			}
@@ -311,7 +380,15 @@ The observational-learning gap is joint(observe) − joint(solo). Every run was 
 			if a.Gap != nil {
 				gap = strconvF(100*(*a.Gap)) + " pts"
 			}
-			b.WriteString("<td>" + gap + "</td><td>" + rate(a.Probe) + "</td></tr>\n")
+			b.WriteString("<td>" + gap + "</td><td>" + rate(a.Probe) + "</td>")
+			if lb.PrivateSuite != "" {
+				p := "–"
+				if a.Private != nil {
+					p = rate(*a.Private)
+				}
+				b.WriteString("<td>" + p + "</td>")
+			}
+			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</table>\n<h2>Joint success by norm family</h2>\n<table><tr><th>agent</th>")
 		for _, f := range fams {
@@ -319,7 +396,7 @@ The observational-learning gap is joint(observe) − joint(solo). Every run was 
 		}
 		b.WriteString("</tr>\n")
 		for _, a := range lb.Agents {
-			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + "</small></td>")
+			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small></td>")
 			for _, f := range fams {
 				b.WriteString("<td>" + rate(a.ByFamily[f].Joint) + "</td>")
 			}

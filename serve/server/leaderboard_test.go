@@ -60,11 +60,24 @@ func TestLeaderboardMatchesReport(t *testing.T) {
 	}
 	for i, v := range picked {
 		for _, a := range []string{"greedy", "oracle", "observer"} {
-			recs = append(recs, e.mustSubmit(submission(record(t, v, a, "baseline"), "")).Record)
+			recs = append(recs, e.mustSubmit(submission(record(t, v, a, "model"), "")).Record)
 		}
 		if i < 3 {
-			// A person meets a norm once: one participant per visit.
-			recs = append(recs, e.mustSubmit(submission(record(t, v, "self", "human"), fmt.Sprintf("human-participant-%d", i))).Record)
+			// A person meets a norm once: one participant per visit. A
+			// person's runs come from sessions: stored as the server
+			// stores a finished session.
+			rec := record(t, v, "self", "human")
+			rec.Suite, rec.SuiteVersion = su.Name, su.Version
+			if _, _, err := e.store.PutRun(t.Context(), server.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now,
+				Participant: fmt.Sprintf("human-participant-%d", i), ConsentVersion: server.ConsentVersion, Verifier: "wasm",
+				Provenance: api.ProvenanceStepped, Record: rec}); err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, rec)
+			// A submitted human record (a classroom's) is not on the
+			// leaderboard.
+			code := e.newRoom(v)
+			e.mustSubmit(inRoom(submission(record(t, v, "greedy", "human"), fmt.Sprintf("classroom-student-%d", i)), code))
 		}
 	}
 	var lb api.Leaderboard
@@ -104,7 +117,8 @@ func TestLeaderboardManyRuns(t *testing.T) {
 		rec := synthetic(su.Visits[r.IntN(len(su.Visits))], agent, client, r)
 		rec.Suite, rec.SuiteVersion = su.Name, su.Version
 		recs = append(recs, rec)
-		runs = append(runs, server.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now, ConsentVersion: "1", Record: rec})
+		prov := map[string]string{"baseline": api.ProvenanceServer, "human": api.ProvenanceStepped, "model": api.ProvenanceSelfReported}[client]
+		runs = append(runs, server.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now, ConsentVersion: "1", Provenance: prov, Record: rec})
 	}
 	if err := e.store.BulkPut(context.Background(), runs); err != nil {
 		t.Fatal(err)

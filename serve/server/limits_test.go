@@ -36,7 +36,7 @@ func (c countingVerifier) Replay(ctx context.Context, rec sim.Record) (server.Re
 func TestJunkNeverReplayed(t *testing.T) {
 	var replays atomic.Int64
 	e := newEnv(t, func(o *server.Options) { o.Verifier = countingVerifier{server.Wasm(rt), &replays} })
-	base := submission(record(t, normVisit, "greedy", "baseline"), "")
+	base := submission(record(t, normVisit, "greedy", "model"), "")
 	good, _ := json.Marshal(base)
 	withRecord := func(edit func(*sim.Record)) []byte {
 		s := base
@@ -62,7 +62,7 @@ func TestJunkNeverReplayed(t *testing.T) {
 		{"duplicate by case", replace(`"consent":true`, `"Consent":false,"consent":true`), 400, "appears twice"},
 		{"duplicate record field", replace(`"record":{`, `"record":{"visit":"x",`), 400, "appears twice"},
 		{"deep extra", replace(`"record":{`, `"record":{"extra":{"x":`+deep+`},`), 400, "levels deep"},
-		{"invalid UTF-8 name", replace(`"agent":"greedy"`, "\"agent\":\"gre\xffedy\""), 400, "UTF-8"},
+		{"invalid UTF-8 name", replace(`"agent":"model-greedy"`, "\"agent\":\"gre\xffedy\""), 400, "UTF-8"},
 		{"raw invalid UTF-8", replace(`"consent":true`, "\"consent\":true,\"participant\":\"ab\xc3(cdefgh\""), 400, "UTF-8"},
 		{"lone surrogate", replace(`"consent":true`, `"consent":true,"participant":"\ud800abcdefgh"`), 400, "surrogate"},
 		{"too many actions", withRecord(func(r *sim.Record) {
@@ -160,7 +160,7 @@ func TestRateLimits(t *testing.T) {
 	}
 	e := newLimited("X-Forwarded-For")
 	from := func(ip string) []string { return []string{"X-Forwarded-For", "198.51.100.1, " + ip} }
-	rec := record(t, controlVisit, "greedy", "baseline")
+	rec := record(t, controlVisit, "greedy", "model")
 	for i := range 2 {
 		if st, b, _ := e.do("POST", "/api/runs", submission(rec, ""), from("203.0.113.1")...); st != http.StatusCreated {
 			t.Fatalf("write %d within the burst: %d %s", i+1, st, b)
@@ -293,7 +293,7 @@ func TestBodyBoundFitsHonestRecords(t *testing.T) {
 	var which string
 	for _, v := range mini.Visits {
 		for _, a := range agents.Names() {
-			sub := submission(record(t, v, a, "baseline"), "baseline:"+a)
+			sub := submission(record(t, v, a, "model"), "baseline:"+a)
 			sub.Record.Extra = extra
 			b, _ := json.Marshal(sub)
 			if len(b) > largest {

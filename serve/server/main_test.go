@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 	}
 	// The tests make records with the native core and the server replays
 	// them in sim.wasm: both must come from the same source.
-	rec := record(nil, "orchard/none/control/s1", "greedy", "baseline")
+	rec := record(nil, "orchard/none/control/s1", "greedy", "model")
 	if res, err := rt.Replay(ctx, rec); err != nil || !res.Match {
 		fmt.Fprintf(os.Stderr, "sim.wasm is stale (replay of a native record: %v %v): run make wasm\n", err, res.Diffs)
 		os.Exit(1)
@@ -79,8 +79,13 @@ func record(t testing.TB, visit, agent, client string) sim.Record {
 	env, err := agents.Play(visit, agent)
 	if err == nil {
 		name := agent
-		if client == "human" {
+		switch client {
+		case "human":
 			name = "human"
+		case "model":
+			// Baselines are the server's own: the tests submit their
+			// records as models.
+			name = "model-" + agent
 		}
 		rec := env.Record(name, client)
 		rec.SimSHA256 = simwasm.SHA256()
@@ -197,6 +202,29 @@ func submission(rec sim.Record, participant string) api.Submission {
 	return api.Submission{RunID: newRunID(), Participant: participant, Consent: true, ConsentVersion: server.ConsentVersion, Record: rec}
 }
 
+// newRoom creates a room of the visits (of the mini suite if none) and
+// returns its code.
+func (e *env) newRoom(visits ...string) string {
+	e.t.Helper()
+	req := api.RoomRequest{Visits: visits}
+	if len(visits) == 0 {
+		req.Suite = "mini"
+	}
+	st, b, _ := e.do("POST", "/api/rooms", req)
+	var room api.RoomCreated
+	if st != http.StatusCreated || json.Unmarshal(b, &room) != nil {
+		e.t.Fatalf("creating a room: %d %s", st, b)
+	}
+	return room.Code
+}
+
+// inRoom puts a submission in a room: where a person's submitted record
+// is taken (as self-reported).
+func inRoom(sub api.Submission, code string) api.Submission {
+	sub.Room = code
+	return sub
+}
+
 // mustSubmit posts sub and fails unless it is stored.
 func (e *env) mustSubmit(sub api.Submission) api.SubmitResponse {
 	e.t.Helper()
@@ -223,5 +251,5 @@ func errorOf(t testing.TB, b []byte) api.ErrorDetail {
 
 // counts returns the row counts of the tables a submission writes.
 func (e *env) counts() [3]int {
-	return [3]int{storetest.Count(e.t, e.store, "runs"), storetest.Count(e.t, e.store, "run_totals"), storetest.Count(e.t, e.store, "visit_plays")}
+	return [3]int{storetest.Count(e.t, e.store, "runs"), storetest.Count(e.t, e.store, "cell_totals"), storetest.Count(e.t, e.store, "visit_plays")}
 }

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +15,7 @@ import (
 
 // TestSubmitOnce: a participant's trajectory is stored once, a person
 // meets each norm once, and only visits of a suite (or of a room's list)
-// are stored.
+// are stored. A person's records are taken in rooms only.
 func TestSubmitOnce(t *testing.T) {
 	type play struct{ visit, agent, client, participant string }
 	tests := []struct {
@@ -29,12 +28,12 @@ func TestSubmitOnce(t *testing.T) {
 		dup    bool   // 200 duplicate naming the first run
 		msg    string // in the error message
 	}{
-		{name: "baseline trajectory again", first: &play{controlVisit, "greedy", "baseline", "baseline:greedy"},
-			second: play{controlVisit, "greedy", "baseline", "baseline:greedy"}, status: 200, dup: true},
+		{name: "model trajectory again", first: &play{controlVisit, "greedy", "model", "model:greedy"},
+			second: play{controlVisit, "greedy", "model", "model:greedy"}, status: 200, dup: true},
 		{name: "human trajectory again", first: &play{normVisit, "greedy", "human", "person-0000001"},
 			second: play{normVisit, "greedy", "human", "person-0000001"}, status: 200, dup: true},
-		{name: "same trajectory, another participant", first: &play{controlVisit, "greedy", "baseline", "baseline:greedy"},
-			second: play{controlVisit, "greedy", "baseline", "model:other"}, status: 201},
+		{name: "same trajectory, another participant", first: &play{controlVisit, "greedy", "model", "model:greedy"},
+			second: play{controlVisit, "greedy", "model", "model:other"}, status: 201},
 		{name: "human, same norm in another visit", first: &play{normVisit, "greedy", "human", "person-0000002"},
 			second: play{"market/place.color=red/peers/s101", "greedy", "human", "person-0000002"},
 			status: 409, code: "conflict", msg: "already played norm place.color=red"},
@@ -43,34 +42,36 @@ func TestSubmitOnce(t *testing.T) {
 			status: 409, code: "conflict", msg: "already played norm none"},
 		{name: "human, same visit, other trajectory", first: &play{normVisit, "greedy", "human", "person-0000004"},
 			second: play{normVisit, "oracle", "human", "person-0000004"}, status: 201},
-		{name: "baseline, same norm in another visit", first: &play{normVisit, "greedy", "baseline", "baseline:greedy"},
-			second: play{"market/place.color=red/peers/s101", "greedy", "baseline", "baseline:greedy"}, status: 201},
-		{name: "visit in no suite", second: play{noSuiteVisit, "greedy", "baseline", ""},
+		{name: "model, same norm in another visit", first: &play{normVisit, "greedy", "model", "model:greedy"},
+			second: play{"market/place.color=red/peers/s101", "greedy", "model", "model:greedy"}, status: 201},
+		{name: "visit in no suite", second: play{noSuiteVisit, "greedy", "model", ""},
 			status: 400, code: "invalid", msg: "is in no suite (see GET /api/suites"},
-		{name: "human visit in no suite", second: play{noSuiteVisit, "greedy", "human", "person-0000005"},
-			status: 400, code: "invalid", msg: "is in no suite"},
+		{name: "human visit not in the room", second: play{noSuiteVisit, "greedy", "human", "person-0000005"},
+			status: 400, code: "invalid", msg: "is not in room"},
 		{name: "visit in no suite that the room lists", room: []string{noSuiteVisit},
 			second: play{noSuiteVisit, "greedy", "human", "person-0000006"}, status: 201},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
+			visits := tc.room
+			if visits == nil {
+				visits = []string{controlVisit, normVisit, "market/place.color=red/peers/s101", "market/none/control/s157"}
+			}
+			code := e.newRoom(visits...)
+			sub := func(p play) api.Submission {
+				s := submission(record(t, p.visit, p.agent, p.client), p.participant)
+				if p.client == "human" {
+					s.Room = code
+				}
+				return s
+			}
 			var first api.SubmitResponse
 			if tc.first != nil {
-				f := tc.first
-				first = e.mustSubmit(submission(record(t, f.visit, f.agent, f.client), f.participant))
-			}
-			sub := submission(record(t, tc.second.visit, tc.second.agent, tc.second.client), tc.second.participant)
-			if tc.room != nil {
-				var room api.RoomCreated
-				st, b, _ := e.do("POST", "/api/rooms", api.RoomRequest{Visits: tc.room})
-				if st != http.StatusCreated || json.Unmarshal(b, &room) != nil {
-					t.Fatalf("creating a room: %d %s", st, b)
-				}
-				sub.Room = room.Code
+				first = e.mustSubmit(sub(*tc.first))
 			}
 			before := e.counts()
-			st, b, _ := e.do("POST", "/api/runs", sub)
+			st, b, _ := e.do("POST", "/api/runs", sub(tc.second))
 			if st != tc.status {
 				t.Fatalf("got %d %s, want %d", st, b, tc.status)
 			}
@@ -142,7 +143,7 @@ func TestReplaySlotHeld(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond) // the slot is freed just after
 		}
-		st, b, _ := e.do("POST", "/api/runs", submission(record(t, controlVisit, "greedy", "baseline"), ""))
+		st, b, _ := e.do("POST", "/api/runs", submission(record(t, controlVisit, "greedy", "model"), ""))
 		if st != s.status || (s.code != "" && errorOf(t, b).Code != s.code) {
 			t.Errorf("%s: %d %s, want %d %s", s.name, st, b, s.status, s.code)
 		}

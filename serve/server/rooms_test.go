@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,8 +132,8 @@ func TestExport(t *testing.T) {
 	}
 
 	e = newEnv(t, func(o *server.Options) { o.AdminToken = "s3cret-token" })
-	e.mustSubmit(submission(record(t, normVisit, "oracle", "baseline"), ""))
-	e.mustSubmit(submission(record(t, controlVisit, "greedy", "human"), "person-00000001"))
+	e.mustSubmit(submission(record(t, normVisit, "oracle", "model"), ""))
+	e.mustSubmit(inRoom(submission(record(t, controlVisit, "greedy", "human"), "person-00000001"), e.newRoom(controlVisit)))
 	for _, hdr := range [][]string{nil, {"Authorization", "Bearer wrong"}} {
 		if st, b, _ := e.do("GET", "/api/export", nil, hdr...); st != http.StatusUnauthorized {
 			t.Errorf("export with %v: %d %s", hdr, st, b)
@@ -168,6 +169,9 @@ func TestExport(t *testing.T) {
 		run.Date != "2026-03-02" || run.Verifier != "wasm" {
 		t.Errorf("exported run: %+v %v", run, err)
 	}
+	if run.Provenance != "self-reported" || c.Counts.ByProvenance["self-reported"] != 2 || c.Fields["provenance"] == "" {
+		t.Errorf("provenance in the export: run %q, card %+v", run.Provenance, c.Counts.ByProvenance)
+	}
 	if c.Versions.Verifier != "wasm" || c.Counts.ByVerifier["wasm"] != 2 || c.Fields["verifier"] == "" ||
 		!strings.Contains(c.Description, "verifies by replaying each run inside sim.wasm "+c.Versions.SimSHA256) {
 		t.Errorf("data card on the verifier: %+v", c)
@@ -189,14 +193,15 @@ func TestExport(t *testing.T) {
 	if st, _, _ := e.do("GET", "/api/export?format=xml", nil, auth...); st != 400 {
 		t.Errorf("format xml: %d", st)
 	}
-	if !strings.Contains(rows[0][len(rows[0])-2], "verifier") || rows[1][len(rows[1])-2] != "wasm" {
+	vcol, pcol := slices.Index(rows[0], "verifier"), slices.Index(rows[0], "provenance")
+	if vcol < 0 || rows[1][vcol] != "wasm" || pcol < 0 || rows[1][pcol] != "self-reported" {
 		t.Errorf("csv export: the verifier column: %q %q", rows[0], rows[1])
 	}
 
 	// A natively verified run says so, and the card claims no sim.wasm
 	// replay for it.
 	e = newEnv(t, func(o *server.Options) { o.AdminToken = "s3cret-token"; o.Verifier = server.Native(simwasm.SHA256()) })
-	e.mustSubmit(submission(record(t, normVisit, "oracle", "baseline"), ""))
+	e.mustSubmit(submission(record(t, normVisit, "oracle", "model"), ""))
 	_, b, _ = e.do("GET", "/api/export?format=jsonl", nil, auth...)
 	lines = strings.Split(strings.TrimSpace(string(b)), "\n")
 	if err := json.Unmarshal([]byte(lines[0]), &head); err != nil {

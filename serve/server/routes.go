@@ -28,6 +28,8 @@ const (
 	ClassRooms = "rooms"
 	// ClassStatic is the web app's files.
 	ClassStatic = "static"
+	// ClassStep is every action sent to a session (HTTP or WebSocket).
+	ClassStep = "step"
 )
 
 // DefaultLimits are the rates per client (address) that Options.Limiter
@@ -39,6 +41,9 @@ const (
 //   - lookup 2/s, burst 60: a class joining a room at once, and a
 //     teacher's dashboard polling every 5 s;
 //   - rooms 20/h, burst 10: a teacher creating a room per lesson;
+//   - step 50/s, burst 500: a class playing sessions at once (a person
+//     takes about an action a second), or a program stepping a few dozen
+//     sessions in parallel;
 //   - static: unlimited (files from memory; a CDN or proxy caches them).
 func DefaultLimits() map[string]limit.Rate {
 	return map[string]limit.Rate{
@@ -46,7 +51,13 @@ func DefaultLimits() map[string]limit.Rate {
 		ClassWrite:  {Every: time.Second / 5, Burst: 60},
 		ClassLookup: {Every: time.Second / 2, Burst: 60},
 		ClassRooms:  {Every: time.Hour / 20, Burst: 10},
+		ClassStep:   {Every: time.Second / 50, Burst: 500},
 	}
+}
+
+// Classes lists the rate-limit classes.
+func Classes() []string {
+	return []string{ClassRead, ClassWrite, ClassLookup, ClassRooms, ClassStatic, ClassStep}
 }
 
 // Body limits. DefaultMaxBody is sized to the largest honest submission,
@@ -61,6 +72,8 @@ const (
 	// roomBody bounds POST /api/rooms: 1,000 visit ids of up to ~60
 	// bytes each.
 	roomBody = 128 << 10
+	// sessionBody bounds a session's action or answer: a few dozen bytes.
+	sessionBody = 1 << 10
 )
 
 // route is one entry of the route table: a pattern as http.ServeMux
@@ -93,7 +106,20 @@ func (s *Server) routeTable() []route {
 		{pattern: "/api/rooms/{code}/dashboard", methods: methods{"GET": s.dashboard}},
 		{pattern: "/api/rooms/{code}/export.csv", methods: methods{"GET": s.roomExport}},
 		{pattern: "/api/export", methods: methods{"GET": s.export}},
+		{pattern: "/api/sessions", methods: methods{"POST": s.openSession}},
+		{pattern: "/api/session", methods: methods{"GET": s.getSession}},
+		{pattern: "/api/session/step", methods: methods{"POST": s.stepSession}, classes: map[string]string{"POST": ClassStep}, body: sessionBody},
+		{pattern: "/api/session/answer", methods: methods{"POST": s.answerSession}, body: sessionBody},
+		{pattern: "/api/session/trail", methods: methods{"GET": s.sessionTrail}},
 		{pattern: "/api/", methods: methods{"*": notFound}},
+		// OpenEnv's environment API (openenv.go, ws.go) on the same sessions.
+		{pattern: "/health", methods: methods{"GET": s.envHealth}},
+		{pattern: "/metadata", methods: methods{"GET": s.envMetadata}},
+		{pattern: "/schema", methods: methods{"GET": s.envSchema}},
+		{pattern: "/state", methods: methods{"GET": s.envStateHTTP}},
+		{pattern: "/reset", methods: methods{"POST": s.envResetHTTP}, body: sessionBody},
+		{pattern: "/step", methods: methods{"POST": s.envStepHTTP}, classes: map[string]string{"POST": ClassStep}, body: sessionBody},
+		{pattern: "/ws", methods: methods{"GET": s.envWS}, classes: map[string]string{"GET": ClassWrite}},
 		{pattern: "/leaderboard", methods: methods{"GET": s.leaderboardPage}},
 		{pattern: "/teach", methods: methods{"GET": s.teachPage}},
 		{pattern: "/teach.js", methods: methods{"GET": s.teachScript}},
@@ -303,7 +329,7 @@ func (l *limitedLog) note(log *slog.Logger, now time.Time, class string) {
 		return
 	}
 	attrs := []any{"seconds", int(now.Sub(l.since).Seconds())}
-	for _, c := range []string{ClassRead, ClassWrite, ClassLookup, ClassRooms, ClassStatic} {
+	for _, c := range Classes() {
 		if n := l.counts[c]; n > 0 {
 			attrs = append(attrs, c, n)
 		}

@@ -21,7 +21,9 @@ import (
 
 // ConsentVersion is the version of ConsentText; every run stores the
 // version its participant agreed to. Change it with the text.
-const ConsentVersion = "1"
+//
+// Version 2: sealed visits send each action as it is taken (a session).
+const ConsentVersion = "2"
 
 // ConsentText is what a participant agrees to before playing.
 const ConsentText = `NormGym is a research benchmark about how people and AI systems learn unwritten rules.
@@ -30,7 +32,9 @@ If you play, the server keeps: the visit you played, every action you took in th
 
 It keeps no name, no email address, no IP address and no account. The pseudonym is not linked to you by the server; keep it private, because anyone who knows it can list its runs.
 
-Runs are published as an open data set (the human baseline) and may be used in research papers. Taking part is voluntary: you can stop at any time, and nothing is sent until a visit is finished and you submit it.`
+Runs are published as an open data set (the human baseline) and may be used in research papers. Taking part is voluntary: you can stop at any time.
+
+How your actions reach the server depends on the visit. A sealed visit (the human baseline) is played on the server: each action is sent as you take it and kept, so that a reload goes on where you were; the run is stored when the visit ends, and a visit you leave unfinished is not published. In a classroom, or when the page runs the visit itself, nothing is sent until a visit is finished and you submit it.`
 
 func (s *Server) consent(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, api.Consent{Version: ConsentVersion, Text: ConsentText})
@@ -104,7 +108,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	run := Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
-		Room: sub.Room, ConsentVersion: ConsentVersion, Verifier: s.verify.Kind(), Record: verified}
+		Room: sub.Room, ConsentVersion: ConsentVersion, Verifier: s.verify.Kind(), Provenance: api.ProvenanceSelfReported, Record: verified}
 	stored, created, err := s.store.PutRun(ctx, run)
 	if errors.Is(err, ErrNormPlayed) {
 		// Another run of this norm by the participant got in first.
@@ -183,6 +187,14 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 	if p := sub.Participant; p != "" && !api.ValidParticipant(p) &&
 		(rec.Client == "human" || !validName(p) || strings.ContainsAny(p, "@ \t")) {
 		return rec, errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+	}
+	switch rec.Client {
+	case "baseline":
+		return rec, errf("forbidden", "baseline runs are computed by the server itself (their rows say provenance %q): submitted records may be model runs, or a classroom's human runs", api.ProvenanceServer)
+	case "human":
+		if sub.Room == "" {
+			return rec, errf("forbidden", "a person's run counts only if the server stepped it: play through a session (POST /api/sessions), whose page never holds the norm; submitted human records are taken in classrooms only")
+		}
 	}
 	switch rec.Client {
 	case "human":

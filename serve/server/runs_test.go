@@ -28,7 +28,7 @@ const (
 
 func TestSubmitValid(t *testing.T) {
 	e := newEnv(t)
-	rec := record(t, normVisit, "observer", "baseline")
+	rec := record(t, normVisit, "observer", "model")
 	conf := 0.7
 	rec.Probe.Confidence = &conf
 	sub := submission(rec, "")
@@ -37,7 +37,7 @@ func TestSubmitValid(t *testing.T) {
 		t.Errorf("response: duplicate %v run id %q, want a new run %q", resp.Duplicate, resp.RunID, sub.RunID)
 	}
 	got := resp.Record
-	if got.Hash != rec.Hash || got.SimSHA256 != simwasm.SHA256() || got.Agent != "observer" || got.Client != "baseline" {
+	if got.Hash != rec.Hash || got.SimSHA256 != simwasm.SHA256() || got.Agent != "model-observer" || got.Client != "model" {
 		t.Errorf("stored record: hash %s sha %s agent %s client %s", got.Hash, got.SimSHA256, got.Agent, got.Client)
 	}
 	if got.Probe == nil || got.Probe.Confidence == nil || *got.Probe.Confidence != conf {
@@ -51,12 +51,23 @@ func TestSubmitValid(t *testing.T) {
 		t.Errorf("rows (runs, totals, plays) = %v, want [1 1 0]", c)
 	}
 
-	// A human run in a suite: agent forced to "human", suite derived,
-	// extra dropped.
+	if run, err := e.store.Run(t.Context(), resp.RunID); err != nil || run.Provenance != api.ProvenanceSelfReported {
+		t.Errorf("a submitted run's provenance %q, want %q (%v)", run.Provenance, api.ProvenanceSelfReported, err)
+	}
+
+	// A human run in a classroom (the page ran the sim): agent forced to
+	// "human", suite derived, extra dropped.
 	su, _ := sim.LookupSuite("standard")
+	st, b, _ := e.do("POST", "/api/rooms", api.RoomRequest{Suite: "standard"})
+	var room api.RoomCreated
+	if st != http.StatusCreated || json.Unmarshal(b, &room) != nil {
+		t.Fatalf("creating a room: %d %s", st, b)
+	}
 	hrec := record(t, su.Visits[5], "greedy", "human")
 	hrec.Extra = map[string]any{"note": "my name is Ann"}
-	resp = e.mustSubmit(submission(hrec, "p-0123456789abcdef"))
+	hsub := submission(hrec, "p-0123456789abcdef")
+	hsub.Room = room.Code
+	resp = e.mustSubmit(hsub)
 	if got := resp.Record; got.Agent != "human" || got.Suite != "standard" || got.SuiteVersion != su.Version || got.Extra != nil {
 		t.Errorf("human record: agent %q suite %q v%q extra %v", got.Agent, got.Suite, got.SuiteVersion, got.Extra)
 	}
@@ -67,7 +78,7 @@ func TestSubmitValid(t *testing.T) {
 
 func TestSubmitRejected(t *testing.T) {
 	e := newEnv(t, func(o *server.Options) { o.MaxBody = 256 << 10 })
-	base := record(t, normVisit, "greedy", "baseline")
+	base := record(t, normVisit, "greedy", "model")
 	if base.Probe == nil {
 		t.Fatal("want a visit with a probe")
 	}
@@ -130,12 +141,18 @@ func TestSubmitRejected(t *testing.T) {
 		{name: "run id with a space", edit: func(s *api.Submission) { s.RunID = "abcdefgh ijklmnop" }, status: 400, code: "invalid"},
 		{name: "email as participant", edit: func(s *api.Submission) { s.Participant = "ann@example.org" }, status: 400, code: "invalid"},
 		{name: "human email", edit: func(s *api.Submission) {
-			s.Record.Client, s.Record.Agent, s.Participant = "human", "human", "ann@example.org"
+			s.Record.Client, s.Record.Agent, s.Participant, s.Room = "human", "human", "ann@example.org", room.Code
 		}, status: 400, code: "invalid"},
-		{name: "human without participant", edit: func(s *api.Submission) { s.Record.Client, s.Record.Agent = "human", "human" },
-			status: 400, code: "invalid"},
+		{name: "human without participant", edit: func(s *api.Submission) {
+			s.Record.Client, s.Record.Agent, s.Room = "human", "human", room.Code
+		}, status: 400, code: "invalid"},
+		{name: "human outside a room", edit: func(s *api.Submission) {
+			s.Record.Client, s.Record.Agent, s.Participant = "human", "human", "person-0000001"
+		}, status: 403, code: "forbidden"},
+		{name: "baseline", edit: func(s *api.Submission) { s.Record.Client, s.Record.Agent = "baseline", "oracle" },
+			status: 403, code: "forbidden"},
 		{name: "unknown client", edit: func(s *api.Submission) { s.Record.Client = "robot" }, status: 400, code: "invalid"},
-		{name: "unknown baseline", edit: func(s *api.Submission) { s.Record.Agent = "wizard" }, status: 400, code: "invalid"},
+		{name: "model named as a baseline", edit: func(s *api.Submission) { s.Record.Agent = "oracle" }, status: 400, code: "invalid"},
 		{name: "model named human", edit: func(s *api.Submission) { s.Record.Client, s.Record.Agent = "model", "human" },
 			status: 400, code: "invalid"},
 		{name: "wrong suite", edit: func(s *api.Submission) { s.Record.Suite = "standard" }, status: 400, code: "invalid"},
@@ -191,7 +208,7 @@ func TestSubmitRejected(t *testing.T) {
 
 func TestSubmitIdempotent(t *testing.T) {
 	e := newEnv(t)
-	sub := submission(record(t, controlVisit, "random", "baseline"), "baseline:random")
+	sub := submission(record(t, controlVisit, "random", "model"), "baseline:random")
 	first := e.mustSubmit(sub)
 	// The same body again, twice at once: one run.
 	var wg sync.WaitGroup
@@ -209,7 +226,7 @@ func TestSubmitIdempotent(t *testing.T) {
 	wg.Wait()
 	// Same run id, other content: a conflict.
 	other := sub
-	other.Record = record(t, controlVisit, "greedy", "baseline")
+	other.Record = record(t, controlVisit, "greedy", "model")
 	st, b, _ := e.do("POST", "/api/runs", other)
 	if got := errorOf(t, b); st != http.StatusConflict || got.Code != "conflict" {
 		t.Errorf("same run id, other run: %d %s, want 409 conflict", st, b)
@@ -218,7 +235,7 @@ func TestSubmitIdempotent(t *testing.T) {
 		t.Errorf("%d runs stored, want 1", c[0])
 	}
 	// Two new submissions of one fresh run id at once: one is created.
-	fresh := submission(record(t, controlVisit, "greedy", "baseline"), "")
+	fresh := submission(record(t, controlVisit, "greedy", "model"), "")
 	codes := make(chan int, 2)
 	for i := 0; i < 2; i++ {
 		go func() { st, _, _ := e.do("POST", "/api/runs", fresh); codes <- st }()
@@ -236,8 +253,9 @@ func TestSubmitIdempotent(t *testing.T) {
 func TestParticipantRuns(t *testing.T) {
 	e := newEnv(t)
 	me, other := "me-aaaaaaaaaaaa", "other-bbbbbbbbbb"
-	e.mustSubmit(submission(record(t, controlVisit, "greedy", "human"), me))
-	e.mustSubmit(submission(record(t, normVisit, "greedy", "human"), other))
+	code := e.newRoom(controlVisit, normVisit)
+	e.mustSubmit(inRoom(submission(record(t, controlVisit, "greedy", "human"), me), code))
+	e.mustSubmit(inRoom(submission(record(t, normVisit, "greedy", "human"), other), code))
 	var runs api.Runs
 	e.getJSON("/api/runs?participant="+me, &runs)
 	if len(runs.Runs) != 1 || runs.Runs[0].Visit != controlVisit {

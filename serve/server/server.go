@@ -27,6 +27,7 @@ import (
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/limit"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/strictjson"
 	"github.com/normgym/normgym/sim"
 )
@@ -78,6 +79,19 @@ type Options struct {
 	// BoardTTL is the most often a leaderboard is recomputed while runs
 	// keep arriving (default 1 s; negative: on every change).
 	BoardTTL time.Duration
+	// Engine steps sessions (serve/session): sim.wasm under wazero
+	// (session.Wasm) or the native core (session.Native). Nil: the
+	// session routes answer 503.
+	Engine session.Engine
+	// Private is the operator's private suite (nil: none): its visits
+	// are played through sessions only, by holders of submitter keys.
+	Private *PrivateSuite
+	// SessionTTL is how long a session waits for its next action
+	// (default session.DefaultTTL).
+	SessionTTL time.Duration
+	// SubmitterKeys says which bearer keys may open sessions whose runs
+	// are stored as the key's label's (a model's row of the leaderboard).
+	SubmitterKeys TeacherKeys
 }
 
 // Server is the HTTP service. Create it with New; it is an http.Handler.
@@ -92,6 +106,8 @@ type Server struct {
 	limiter limit.Limiter
 	suites  map[string]suiteRef // visit id → the suite that holds it
 	static  *static
+
+	sessions *session.Manager
 
 	assignMu sync.Mutex
 	probes   sync.Map // visit id → probeInfo
@@ -134,6 +150,9 @@ func New(opts Options) (*Server, error) {
 	if opts.BoardTTL == 0 {
 		opts.BoardTTL = time.Second
 	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = session.DefaultTTL
+	}
 	s := &Server{opts: opts, store: opts.Store, verify: opts.Verifier, log: opts.Logger, now: opts.Now,
 		replays: make(chan struct{}, opts.MaxReplays), limiter: opts.Limiter, suites: map[string]suiteRef{},
 		boards: boards{entries: map[string]*board{}, busy: map[string]chan struct{}{}}}
@@ -141,6 +160,18 @@ func New(opts Options) (*Server, error) {
 		for _, v := range su.Visits {
 			s.suites[v] = suiteRef{su.Name, su.Version}
 		}
+	}
+	if opts.Engine != nil {
+		var private session.Engine
+		if opts.Private != nil {
+			private = session.NativeCatalog(opts.Engine.SHA256(), opts.Private.Catalog)
+		}
+		m, err := session.New(session.Options{Store: opts.Store, Engine: opts.Engine, Private: private, TTL: opts.SessionTTL,
+			Finish: s.storeSession, Now: opts.Now, Logger: opts.Logger})
+		if err != nil {
+			return nil, err
+		}
+		s.sessions = m
 	}
 	s.static = newStatic(opts.Web)
 	s.handler = s.routes()
@@ -208,21 +239,24 @@ func errf(code, format string, a ...any) *Error {
 
 // statuses maps every error code to its HTTP status: the one table.
 var statuses = map[string]int{
-	"invalid":      http.StatusBadRequest,
-	"consent":      http.StatusBadRequest,
-	"unauthorized": http.StatusUnauthorized,
-	"forbidden":    http.StatusForbidden,
-	"not_found":    http.StatusNotFound,
-	"method":       http.StatusMethodNotAllowed,
-	"conflict":     http.StatusConflict,
-	"version":      http.StatusConflict,
-	"too_large":    http.StatusRequestEntityTooLarge,
-	"gone":         http.StatusGone,
-	"rate_limited": http.StatusTooManyRequests,
-	"mismatch":     http.StatusUnprocessableEntity,
-	"busy":         http.StatusServiceUnavailable,
-	"timeout":      http.StatusServiceUnavailable,
-	"internal":     http.StatusInternalServerError,
+	"invalid":         http.StatusBadRequest,
+	"consent":         http.StatusBadRequest,
+	"unauthorized":    http.StatusUnauthorized,
+	"forbidden":       http.StatusForbidden,
+	"unavailable":     http.StatusServiceUnavailable,
+	"not_found":       http.StatusNotFound,
+	"not_implemented": http.StatusNotImplemented,
+	"method":          http.StatusMethodNotAllowed,
+	"conflict":        http.StatusConflict,
+	"version":         http.StatusConflict,
+	"too_large":       http.StatusRequestEntityTooLarge,
+	"gone":            http.StatusGone,
+	"upgrade":         http.StatusUpgradeRequired,
+	"rate_limited":    http.StatusTooManyRequests,
+	"mismatch":        http.StatusUnprocessableEntity,
+	"busy":            http.StatusServiceUnavailable,
+	"timeout":         http.StatusServiceUnavailable,
+	"internal":        http.StatusInternalServerError,
 }
 
 // StatusOf returns the HTTP status of an error code (500 if unknown).
@@ -289,6 +323,11 @@ func decodeJSON(r *http.Request, v any, maxArray int) error {
 	if len(body) == 0 {
 		return errf("invalid", "malformed JSON: empty body")
 	}
+	return decodeBytes(body, v, maxArray)
+}
+
+// decodeBytes decodes a JSON document into v as strictly as decodeJSON.
+func decodeBytes(body []byte, v any, maxArray int) error {
 	if err := strictjson.Check(body, strictjson.Limits{Array: maxArray}); err != nil {
 		return errf("invalid", "malformed JSON: %s", strings.TrimPrefix(err.Error(), "strictjson: "))
 	}

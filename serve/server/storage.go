@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -50,7 +51,8 @@ type Storage interface {
 	// RoomProbes counts a room's probe answers by visit and option.
 	RoomProbes(ctx context.Context, code string) ([]ProbeCount, error)
 
-	// PlayedNorms lists the norms of a participant's runs (any room).
+	// PlayedNorms lists the norms of a participant's runs and sessions
+	// (any room): a norm met in a session that expired counts.
 	PlayedNorms(ctx context.Context, participant string) ([]string, error)
 	// VisitLoads returns, per visit, the human runs plus the pending
 	// assignments made at or after since, in a room ("" counts every
@@ -61,6 +63,14 @@ type Storage interface {
 	// there; it returns the visit held. A run of the participant on the
 	// visit ends the assignment.
 	Assign(ctx context.Context, participant, room, visit string, at, since time.Time) (string, error)
+
+	// Sessions (serve/session) are kept in the same store.
+	session.Store
+	// OpenSessions returns the participant's sessions without a run in a
+	// room scope ("" for none), the most recently used first.
+	OpenSessions(ctx context.Context, participant, room string) ([]session.Session, error)
+	// PlayedVisits lists the visits of the participant's sessions.
+	PlayedVisits(ctx context.Context, participant string) ([]string, error)
 
 	Close() error
 }
@@ -91,6 +101,11 @@ type Run struct {
 	// "native" (replayed by the Go core built from the source of that
 	// sim.wasm, which did not run); "" for runs stored before schema 4.
 	Verifier string
+	// Provenance is how the server knows what the run says:
+	// api.ProvenanceServer (a baseline it computed), ProvenanceStepped (it
+	// stepped the sim for a session) or ProvenanceSelfReported (a
+	// submitted record, replayed); "" is stored as self-reported.
+	Provenance string
 	// Record is the record the server recomputed; its Agent, Client,
 	// Suite and SuiteVersion are the server's.
 	Record sim.Record
@@ -155,16 +170,17 @@ type BoardTotals struct {
 }
 
 // Cell is the totals of a suite version's runs that share client, agent,
-// condition, family ("" under control) and sim.wasm.
+// provenance, condition (with its variant), family ("" under control) and
+// sim.wasm.
 type Cell struct {
-	Client, Agent, Condition, Family, SimSHA256 string
+	Client, Agent, Provenance, Condition, Family, SimSHA256 string
 	Totals
 }
 
 // WorldCell is the totals of a suite version's runs that share client,
-// agent and world.
+// agent, provenance and world.
 type WorldCell struct {
-	Client, Agent, World string
+	Client, Agent, Provenance, World string
 	Totals
 }
 
@@ -178,7 +194,9 @@ type Census struct {
 	BySuite      map[string]int
 	// ByVerifier counts runs by Run.Verifier.
 	ByVerifier map[string]int
-	Sims       []string
+	// ByProvenance counts runs by Run.Provenance.
+	ByProvenance map[string]int
+	Sims         []string
 }
 
 // Room is a classroom. The teacher's token is kept only as its hash.

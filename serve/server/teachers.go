@@ -40,9 +40,24 @@ func NewTeacherKey(label string) (key, line string, err error) {
 	if !validLabel(label) {
 		return "", "", fmt.Errorf("server: a teacher key's label must be 1 to 40 letters, digits, '.', '_' or '-' (a name for the operator, such as school-3; no email)")
 	}
+	return newKey("ngt_", label)
+}
+
+// NewSubmitterKey returns a new random submitter key (256 bits, "ngk_…")
+// and the line of a submitter-key file (the same format as teacher keys:
+// the label and the key's SHA-256) that admits it under label. The label
+// is the name of the key's runs on the leaderboard: the model's name.
+func NewSubmitterKey(label string) (key, line string, err error) {
+	if !validLabel(label) {
+		return "", "", fmt.Errorf("server: a submitter key's label must be 1 to 40 letters, digits, '.', '_' or '-' (the name its runs carry on the leaderboard, such as gpt-5-mini or lab-7.agent)")
+	}
+	return newKey("ngk_", label)
+}
+
+func newKey(prefix, label string) (key, line string, err error) {
 	b := make([]byte, 32)
 	rand.Read(b)
-	key = "ngt_" + base64.RawURLEncoding.EncodeToString(b)
+	key = prefix + base64.RawURLEncoding.EncodeToString(b)
 	sum := sha256.Sum256([]byte(key))
 	return key, label + " " + hex.EncodeToString(sum[:]), nil
 }

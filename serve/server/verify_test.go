@@ -23,7 +23,7 @@ import (
 func TestNativeMatchesWasm(t *testing.T) {
 	ctx := context.Background()
 	w, n := server.Wasm(rt), server.Native(simwasm.SHA256())
-	base := record(t, normVisit, "observer", "baseline")
+	base := record(t, normVisit, "observer", "model")
 	edits := map[string]func(*sim.Record){
 		"valid":      func(*sim.Record) {},
 		"joint":      func(r *sim.Record) { r.Scores.Joint = !r.Scores.Joint },
@@ -75,7 +75,7 @@ func TestNativeMatchesWasm(t *testing.T) {
 
 func TestNativeServer(t *testing.T) {
 	e := newEnv(t, func(o *server.Options) { o.Verifier = server.Native(simwasm.SHA256()) })
-	rec := record(t, normVisit, "oracle", "baseline")
+	rec := record(t, normVisit, "oracle", "model")
 	if got := e.mustSubmit(submission(rec, "")); got.Record.Hash != rec.Hash || got.Record.SimSHA256 != simwasm.SHA256() {
 		t.Errorf("stored %+v", got.Record)
 	}
@@ -117,7 +117,7 @@ func TestReplayLimits(t *testing.T) {
 		o.MaxReplays = 1
 		o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
 	})
-	rec := record(t, controlVisit, "greedy", "baseline")
+	rec := record(t, controlVisit, "greedy", "model")
 	// One replay runs out of time.
 	st, b, h := e.do("POST", "/api/runs", submission(rec, ""))
 	if got := errorOf(t, b); st != 503 || got.Code != "timeout" || h.Get("Retry-After") == "" {

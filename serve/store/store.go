@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
@@ -193,10 +194,10 @@ func columnExists(st string, err error) bool {
 const runColumns = `run_id, content_sha256, created_at, participant, room, consent_version, client, agent,
   suite, suite_version, visit, world, norm, family, condition, task, compliance, joint,
   violations_practice, violations_test, sanctions, repeats, probe_answer, probe_correct, probe_confidence,
-  hash, sim_sha256, sim_version, catalog_version, record, verifier, variant, learned_from, day_repeat`
+  hash, sim_sha256, sim_version, catalog_version, record, verifier, variant, learned_from, day_repeat, provenance`
 
 var insertRun = `INSERT INTO runs (` + runColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING`
 
 // runArgs returns the insert arguments of a run: the summary columns are
@@ -230,7 +231,15 @@ func runArgs(run server.Run) ([]any, error) {
 		rec.Client, rec.Agent, rec.Suite, rec.SuiteVersion, rec.Visit, rec.World, rec.Norm, rec.Family, rec.Condition,
 		b2i(sc.Task), b2i(sc.Compliance), b2i(sc.Joint), sc.Violations[0], sc.Violations[1], sc.SanctionsReceived, sc.Repeats,
 		answer, correct, confidence, rec.Hash, rec.SimSHA256, rec.SimVersion, rec.Catalog, string(body), run.Verifier,
-		rec.Variant, learned, dayRepeat}, nil
+		rec.Variant, learned, dayRepeat, provenanceOf(run)}, nil
+}
+
+// provenanceOf is run's provenance, self-reported unless it says otherwise.
+func provenanceOf(run server.Run) string {
+	if run.Provenance == "" {
+		return api.ProvenanceSelfReported
+	}
+	return run.Provenance
 }
 
 func b2i(b bool) int {
@@ -272,7 +281,7 @@ func (s *Store) PutRun(ctx context.Context, run server.Run) (server.Run, bool, e
 	return run, true, nil
 }
 
-const selectRun = `SELECT seq, run_id, content_sha256, created_at, participant, room, consent_version, verifier, record FROM runs`
+const selectRun = `SELECT seq, run_id, content_sha256, created_at, participant, room, consent_version, verifier, provenance, record FROM runs`
 
 type scanner interface{ Scan(...any) error }
 
@@ -280,7 +289,7 @@ func scanRun(sc scanner) (server.Run, error) {
 	var run server.Run
 	var created int64
 	var body string
-	if err := sc.Scan(&run.Seq, &run.RunID, &run.ContentSHA256, &created, &run.Participant, &run.Room, &run.ConsentVersion, &run.Verifier, &body); err != nil {
+	if err := sc.Scan(&run.Seq, &run.RunID, &run.ContentSHA256, &created, &run.Participant, &run.Room, &run.ConsentVersion, &run.Verifier, &run.Provenance, &body); err != nil {
 		return server.Run{}, err
 	}
 	run.CreatedAt = time.UnixMilli(created).UTC()
@@ -388,14 +397,14 @@ func totalsDest(t *server.Totals) []any {
 // Board implements server.Storage.
 func (s *Store) Board(ctx context.Context, suite, version string) (server.BoardTotals, error) {
 	var b server.BoardTotals
-	rows, err := s.r.QueryContext(ctx, `SELECT client, agent, condition, family, sim_sha256, `+totalsColumns+`
-FROM run_totals WHERE suite = ? AND suite_version = ?`, suite, version)
+	rows, err := s.r.QueryContext(ctx, `SELECT client, agent, provenance, condition, family, sim_sha256, `+totalsColumns+`
+FROM cell_totals WHERE suite = ? AND suite_version = ?`, suite, version)
 	if err != nil {
 		return b, fmt.Errorf("store: totals: %w", err)
 	}
 	for rows.Next() {
 		var c server.Cell
-		if err := rows.Scan(append([]any{&c.Client, &c.Agent, &c.Condition, &c.Family, &c.SimSHA256}, totalsDest(&c.Totals)...)...); err != nil {
+		if err := rows.Scan(append([]any{&c.Client, &c.Agent, &c.Provenance, &c.Condition, &c.Family, &c.SimSHA256}, totalsDest(&c.Totals)...)...); err != nil {
 			rows.Close()
 			return b, fmt.Errorf("store: totals: %w", err)
 		}
@@ -405,15 +414,15 @@ FROM run_totals WHERE suite = ? AND suite_version = ?`, suite, version)
 	if err := rows.Err(); err != nil {
 		return b, err
 	}
-	rows, err = s.r.QueryContext(ctx, `SELECT client, agent, world, `+totalsColumns+`
-FROM world_totals WHERE suite = ? AND suite_version = ?`, suite, version)
+	rows, err = s.r.QueryContext(ctx, `SELECT client, agent, provenance, world, `+totalsColumns+`
+FROM world_cell_totals WHERE suite = ? AND suite_version = ?`, suite, version)
 	if err != nil {
 		return b, fmt.Errorf("store: totals: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var c server.WorldCell
-		if err := rows.Scan(append([]any{&c.Client, &c.Agent, &c.World}, totalsDest(&c.Totals)...)...); err != nil {
+		if err := rows.Scan(append([]any{&c.Client, &c.Agent, &c.Provenance, &c.World}, totalsDest(&c.Totals)...)...); err != nil {
 			return b, fmt.Errorf("store: totals: %w", err)
 		}
 		b.Worlds = append(b.Worlds, c)
@@ -432,7 +441,7 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 
 // Census implements server.Storage.
 func (s *Store) Census(ctx context.Context, upTo int64) (server.Census, error) {
-	c := server.Census{ByClient: map[string]int{}, BySuite: map[string]int{}, ByVerifier: map[string]int{}, Sims: []string{}}
+	c := server.Census{ByClient: map[string]int{}, BySuite: map[string]int{}, ByVerifier: map[string]int{}, ByProvenance: map[string]int{}, Sims: []string{}}
 	if upTo <= 0 {
 		var err error
 		if upTo, err = s.LastSeq(ctx); err != nil {
@@ -440,15 +449,15 @@ func (s *Store) Census(ctx context.Context, upTo int64) (server.Census, error) {
 		}
 	}
 	c.MaxSeq = upTo
-	rows, err := s.r.QueryContext(ctx, `SELECT client, suite, sim_sha256, verifier, COUNT(*) FROM runs WHERE seq <= ? GROUP BY client, suite, sim_sha256, verifier`, upTo)
+	rows, err := s.r.QueryContext(ctx, `SELECT client, suite, sim_sha256, verifier, provenance, COUNT(*) FROM runs WHERE seq <= ? GROUP BY client, suite, sim_sha256, verifier, provenance`, upTo)
 	if err != nil {
 		return c, fmt.Errorf("store: census: %w", err)
 	}
 	sims := map[string]bool{}
 	for rows.Next() {
-		var client, suite, sha, verifier string
+		var client, suite, sha, verifier, prov string
 		var n int
-		if err := rows.Scan(&client, &suite, &sha, &verifier, &n); err != nil {
+		if err := rows.Scan(&client, &suite, &sha, &verifier, &prov, &n); err != nil {
 			rows.Close()
 			return c, fmt.Errorf("store: census: %w", err)
 		}
@@ -456,6 +465,7 @@ func (s *Store) Census(ctx context.Context, upTo int64) (server.Census, error) {
 		c.ByClient[client] += n
 		c.BySuite[suite] += n
 		c.ByVerifier[verifier] += n
+		c.ByProvenance[prov] += n
 		if !sims[sha] {
 			sims[sha] = true
 			c.Sims = append(c.Sims, sha)
@@ -562,7 +572,8 @@ WHERE room = ? AND probe_answer IS NOT NULL GROUP BY visit, probe_answer ORDER B
 
 // PlayedNorms implements server.Storage.
 func (s *Store) PlayedNorms(ctx context.Context, participant string) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT norm FROM runs WHERE participant = ? AND participant <> ''`, participant)
+	rows, err := s.r.QueryContext(ctx, `SELECT norm FROM runs WHERE participant = ? AND participant <> ''
+UNION SELECT norm FROM sessions WHERE participant = ? AND participant <> ''`, participant, participant)
 	if err != nil {
 		return nil, fmt.Errorf("store: played norms: %w", err)
 	}

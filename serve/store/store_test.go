@@ -125,10 +125,10 @@ func TestRunsAndTotals(t *testing.T) {
 	db := s.DB()
 	var bad int
 	err = db.QueryRow(`SELECT COUNT(*) FROM (
-  SELECT suite, suite_version, client, agent, condition, family, sim_sha256,
+  SELECT suite, suite_version, client, agent, provenance, condition, family, sim_sha256,
     COUNT(*) AS n, SUM(task) AS t, SUM(joint) AS j, COUNT(probe_answer) AS pa, SUM(violations_test) AS vt
-  FROM runs GROUP BY 1, 2, 3, 4, 5, 6, 7) g
-  LEFT JOIN run_totals r USING (suite, suite_version, client, agent, condition, family, sim_sha256)
+  FROM runs GROUP BY 1, 2, 3, 4, 5, 6, 7, 8) g
+  LEFT JOIN cell_totals r USING (suite, suite_version, client, agent, provenance, condition, family, sim_sha256)
   WHERE r.runs IS NOT g.n OR r.task IS NOT g.t OR r.joint IS NOT g.j OR r.probe_answered IS NOT g.pa OR r.violations_test IS NOT g.vt`).Scan(&bad)
 	if err != nil || bad != 0 {
 		t.Errorf("%d totals rows disagree with runs (%v)", bad, err)
@@ -350,7 +350,16 @@ func TestMigrationToVerifier(t *testing.T) {
 		t.Errorf("old room: %+v %v", room, err)
 	}
 	c, err := s.Census(ctx, 0)
-	if err != nil || c.ByVerifier[""] != 1 {
+	if err != nil || c.ByVerifier[""] != 1 || c.ByProvenance["self-reported"] != 1 {
 		t.Errorf("census of the old run: %+v %v", c, err)
+	}
+	// Schema 6: the old run was submitted (self-reported), and the totals
+	// by provenance were recomputed from the runs.
+	if old.Provenance != "self-reported" {
+		t.Errorf("old run: provenance %q, want self-reported", old.Provenance)
+	}
+	b, err := s.Board(ctx, "x", "1")
+	if err != nil || len(b.Cells) != 1 || b.Cells[0].Runs != 1 || b.Cells[0].Provenance != "self-reported" || len(b.Worlds) != 1 {
+		t.Errorf("totals after the migration: %+v %v", b, err)
 	}
 }

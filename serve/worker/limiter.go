@@ -33,7 +33,7 @@ const retryAfter = 60 * time.Second
 
 func newBindingLimiter(log *slog.Logger) bindingLimiter {
 	l := bindingLimiter{log: log, bindings: map[string]js.Value{}}
-	for _, class := range []string{server.ClassRead, server.ClassWrite, server.ClassLookup, server.ClassRooms, server.ClassStatic} {
+	for _, class := range server.Classes() {
 		if b := cloudflare.GetBinding("LIMIT_" + strings.ToUpper(class)); b.Type() == js.TypeObject {
 			l.bindings[class] = b
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/syumai/workers/cloudflare"
 
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store/d1"
 )
 
@@ -46,6 +47,12 @@ const (
 	// roomTTLVar is how long a room takes students (a Go duration such as
 	// "720h"; default server.DefaultRoomTTL).
 	roomTTLVar = "NORMGYM_ROOM_TTL"
+	// submitterKeysVar holds the submitter keys (as teacherKeysVar, from
+	// normgym submitter-key): their sessions are stored under the label.
+	submitterKeysVar = "NORMGYM_SUBMITTER_KEYS"
+	// sessionTTLVar is how long a session waits for its next action (a Go
+	// duration; default session.DefaultTTL).
+	sessionTTLVar = "NORMGYM_SESSION_TTL"
 )
 
 // clientHeader is where Cloudflare passes the client's address; a client
@@ -64,7 +71,9 @@ func handler() http.Handler {
 		log.Error("opening D1", "err", err)
 		return unavailable("the database is unavailable")
 	}
-	opts := server.Options{Store: st, Verifier: server.Native(simSHA256), Logger: log,
+	// Sessions are stepped by the native core, rebuilt for every request
+	// from their stored actions (RATIONALE.md: Sessions).
+	opts := server.Options{Store: st, Verifier: server.Native(simSHA256), Engine: session.Native(simSHA256), Logger: log,
 		AdminToken: secret(adminTokenVar), AdminTokenEnv: adminTokenVar,
 		Limiter: newBindingLimiter(log), ClientHeader: clientHeader, OpenRooms: secret(openRoomsVar) == "true"}
 	if keys := secret(teacherKeysVar); keys != "" {
@@ -74,6 +83,21 @@ func handler() http.Handler {
 			return unavailable("the teacher keys (" + teacherKeysVar + ") are malformed")
 		}
 		opts.TeacherKeys = ks
+	}
+	if keys := secret(submitterKeysVar); keys != "" {
+		ks, err := server.ParseTeacherKeys(strings.ReplaceAll(keys, ",", "\n"))
+		if err != nil {
+			log.Error("submitter keys", "err", err)
+			return unavailable("the submitter keys (" + submitterKeysVar + ") are malformed")
+		}
+		opts.SubmitterKeys = ks
+	}
+	if v := secret(sessionTTLVar); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return unavailable(sessionTTLVar + " must be a positive duration such as 2h")
+		}
+		opts.SessionTTL = d
 	}
 	if v := secret(roomTTLVar); v != "" {
 		d, err := time.ParseDuration(v)

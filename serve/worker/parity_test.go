@@ -21,6 +21,7 @@ import (
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/wasm/simwasm"
@@ -179,6 +180,9 @@ func TestRateLimitBindings(t *testing.T) {
 type target struct {
 	name, base string
 	room       api.RoomCreated
+	// token and envToken name a session opened by POST /api/sessions and
+	// by POST /reset.
+	token, envToken string
 }
 
 func (tg *target) do(t *testing.T, method, path string, body any, header ...string) (int, []byte, http.Header) {
@@ -243,18 +247,23 @@ func parity(t *testing.T, w *worker) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	subKeys, err := server.ParseTeacherKeys(w.submitterKeyLine)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := newServer(t, server.Options{Web: os.DirFS(filepath.Join(w.dir, "assets")), AdminToken: w.adminToken, AdminTokenEnv: adminTokenVar,
-		TeacherKeys: keys, ClientHeader: "CF-Connecting-IP", Limiter: limit.NewBuckets(bindingRates(t), nil)})
+		TeacherKeys: keys, ClientHeader: "CF-Connecting-IP", Limiter: limit.NewBuckets(bindingRates(t), nil),
+		Engine: session.Native(simwasm.SHA256()), SubmitterKeys: subKeys})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	targets := []*target{{name: "normgym serve", base: hs.URL}, {name: "wrangler dev", base: w.base}}
 
 	mini, _ := sim.LookupSuite("mini")
 	visit := mini.Visits[1]
-	sub := submission(t, visit, "observer", "baseline", "")
+	sub := submission(t, visit, "observer", "model", "")
 	junk, _ := json.Marshal(sub)
 	junk = bytes.Replace(junk, []byte(`"consent":true`), []byte(`"consent":false,"consent":true`), 1)
-	big := submission(t, visit, "greedy", "baseline", "")
+	big := submission(t, visit, "greedy", "model", "")
 	big.Record.Extra = map[string]any{"pad": strings.Repeat("x", 140<<10)}
 	fixed := func(p string) func(*target) string { return func(*target) string { return p } }
 	roomPath := func(suffix string) func(*target) string {
@@ -263,6 +272,7 @@ func parity(t *testing.T, w *worker) {
 	teacher := func(tg *target) []string { return []string{"Authorization", "Bearer " + tg.room.TeacherToken} }
 	admin := func(*target) []string { return []string{"Authorization", "Bearer " + w.adminToken} }
 	key := func(*target) []string { return []string{"Authorization", "Bearer " + w.teacherKey} }
+	sess := func(tg *target) []string { return []string{"Authorization", "Bearer " + tg.token} }
 	steps := []step{
 		{pattern: "/healthz", method: "GET", status: 200},
 		{pattern: "/healthz", method: "HEAD", status: 200},
@@ -289,6 +299,37 @@ func parity(t *testing.T, w *worker) {
 		{pattern: "/api/", method: "*", path: fixed("/api/nope"), status: 404},
 		{pattern: "/api/", method: "DELETE", path: fixed("/api/nope"), status: 404},
 		{pattern: "/leaderboard", method: "GET", path: fixed("/leaderboard?suite=mini"), status: 200, contains: "observer"},
+		{pattern: "/api/sessions", method: "POST", body: func(*target) any { return api.SessionRequest{Visit: visit} }, status: 201,
+			after: func(tg *target, b []byte) {
+				var s api.SessionState
+				json.Unmarshal(b, &s)
+				tg.token = s.Session
+			}},
+		{pattern: "/api/sessions", method: "POST", body: func(*target) any { return api.SessionRequest{Participant: "parity-0000003"} }, status: 400},
+		{pattern: "/api/sessions", method: "GET", status: 405},
+		{pattern: "/api/session", method: "GET", header: sess, status: 200},
+		{pattern: "/api/session", method: "GET", status: 401},
+		{pattern: "/api/session/step", method: "POST", header: sess, body: func(*target) any { return api.SessionStep{Action: "north"} }, status: 200},
+		{pattern: "/api/session/step", method: "POST", header: sess, body: func(*target) any { return api.SessionStep{Action: "fly"} }, status: 400},
+		{pattern: "/api/session/trail", method: "GET", header: sess, status: 200, contains: "north"},
+		{pattern: "/api/session/answer", method: "POST", header: sess, body: func(*target) any { return api.SessionAnswer{Answer: 0} }, status: 409},
+		{pattern: "/health", method: "GET", status: 200, contains: "healthy"},
+		{pattern: "/metadata", method: "GET", status: 200, contains: "NormGym"},
+		{pattern: "/schema", method: "GET", status: 200, contains: "NormGymAction"},
+		{pattern: "/reset", method: "POST", body: func(*target) any { return map[string]any{"visit": visit} }, status: 200,
+			after: func(tg *target, b []byte) {
+				var r struct {
+					Metadata map[string]any `json:"metadata"`
+				}
+				json.Unmarshal(b, &r)
+				tg.envToken, _ = r.Metadata["session_id"].(string)
+			}},
+		{pattern: "/step", method: "POST", body: func(tg *target) any {
+			return map[string]any{"action": map[string]any{"action": "wait"}, "session_id": tg.envToken}
+		}, status: 200},
+		{pattern: "/state", method: "GET", path: func(tg *target) string { return "/state?session_id=" + tg.envToken }, status: 200, contains: "step_count"},
+		{pattern: "/ws", method: "GET", status: 426, workerStatus: 501,
+			differs: "a Worker's Go runtime lives for one request and holds no WebSocket: the worker answers 501 and serves /reset and /step"},
 		{pattern: "/teach", method: "GET", status: 200, contains: "Create a room"},
 		{pattern: "/teach", method: "POST", status: 405},
 		{pattern: "/teach.js", method: "GET", status: 200, contains: "/api/rooms"},

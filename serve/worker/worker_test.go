@@ -57,7 +57,12 @@ func TestWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &worker{t: t, wrangler: wrangler, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine}
+	subKey, subKeyLine, err := server.NewSubmitterKey("worker-model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &worker{t: t, wrangler: wrangler, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine,
+		submitterKey: subKey, submitterKeyLine: subKeyLine}
 	w.build()
 	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
 	w.config()
@@ -84,7 +89,10 @@ func TestWorker(t *testing.T) {
 	visit := mini.Visits[0]
 
 	t.Run("submit", func(t *testing.T) {
-		sub := submission(t, visit, "greedy", "baseline", "")
+		if st, b, _ := w.do("POST", "/api/runs", submission(t, visit, "greedy", "baseline", "")); st != http.StatusForbidden {
+			t.Errorf("POST /api/runs (a baseline's record) = %d %s, want 403: baselines are the server's", st, b)
+		}
+		sub := submission(t, visit, "greedy", "model", "")
 		st, b, _ := w.do("POST", "/api/runs", sub)
 		if st != http.StatusCreated {
 			t.Fatalf("POST /api/runs (valid) = %d %s, want 201", st, b)
@@ -94,7 +102,7 @@ func TestWorker(t *testing.T) {
 		if err := json.Unmarshal(b, &dup); st != http.StatusOK || err != nil || !dup.Duplicate {
 			t.Fatalf("POST /api/runs (the same run again) = %d %s, want 200 and duplicate", st, b)
 		}
-		other := submission(t, visit, "oracle", "baseline", "")
+		other := submission(t, visit, "oracle", "model", "")
 		other.RunID = sub.RunID
 		if st, b, _ = w.do("POST", "/api/runs", other); st != http.StatusConflict {
 			t.Fatalf("POST /api/runs (another run under a stored run_id) = %d %s, want 409", st, b)
@@ -112,7 +120,7 @@ func TestWorker(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				p := "forger-" + tc.name
-				sub := submission(t, visit, "greedy", "baseline", p)
+				sub := submission(t, visit, "greedy", "model", p)
 				tc.forge(&sub.Record)
 				st, b, _ := w.do("POST", "/api/runs", sub)
 				var e api.ErrorDetail
@@ -136,35 +144,15 @@ func TestWorker(t *testing.T) {
 		for _, a := range lb.Agents {
 			visits = append(visits, fmt.Sprintf("%s/%s:%d", a.Client, a.Agent, a.Visits))
 		}
-		if got, want := strings.Join(visits, " "), "baseline/greedy:1"; got != want {
+		if got, want := strings.Join(visits, " "), "model/model-greedy:1"; got != want {
 			t.Errorf("leaderboard agents = %q, want %q (one verified run; forged ones not counted)", got, want)
 		}
-		if st, b, _ := w.do("GET", "/leaderboard?suite=mini", nil); st != http.StatusOK || !bytes.Contains(b, []byte("greedy")) {
+		if st, b, _ := w.do("GET", "/leaderboard?suite=mini", nil); st != http.StatusOK || !bytes.Contains(b, []byte("model-greedy")) {
 			t.Errorf("GET /leaderboard = %d %.200s, want 200 listing greedy", st, b)
 		}
 	})
 
-	t.Run("assign", func(t *testing.T) {
-		p := "assignee-" + randomHex(6)
-		var a api.Assignment
-		w.getJSON("/api/assign?participant="+p, &a)
-		if a.Visit == "" || a.Done {
-			t.Fatalf("first assignment: %+v, want a visit", a)
-		}
-		var again api.Assignment
-		w.getJSON("/api/assign?participant="+p, &again)
-		if again.Visit != a.Visit {
-			t.Errorf("asking again before playing gave %s, want the held %s", again.Visit, a.Visit)
-		}
-		if st, b, _ := w.do("POST", "/api/runs", submission(t, a.Visit, "greedy", "human", p)); st != http.StatusCreated {
-			t.Fatalf("submitting the assigned visit: %d %s", st, b)
-		}
-		var next api.Assignment
-		w.getJSON("/api/assign?participant="+p, &next)
-		if next.Visit == "" || next.Played != 1 || norm(t, next.Visit) == norm(t, a.Visit) {
-			t.Errorf("after one run: %+v, want a visit of another norm than %s and played 1", next, a.Visit)
-		}
-	})
+	t.Run("sessions", func(t *testing.T) { sessions(t, w) })
 
 	t.Run("rooms", func(t *testing.T) {
 		var room api.RoomCreated
@@ -202,7 +190,7 @@ func TestWorker(t *testing.T) {
 			t.Errorf("GET /api/export without the admin token = %d %.200s, want 401", st, b)
 		}
 		st, b, _ := w.do("GET", "/api/export?format=jsonl", nil, "Authorization", "Bearer "+w.adminToken)
-		// The data card, then the runs: 1 baseline + 1 assigned + 2 in the room.
+		// The data card, then the runs: 1 model + 1 key's session + 2 in the room.
 		if lines := strings.Count(strings.TrimSpace(string(b)), "\n") + 1; st != http.StatusOK || lines != 5 {
 			t.Errorf("GET /api/export = %d with %d lines, want 200 with 5 (a data card and 4 runs)", st, lines)
 		}
@@ -237,6 +225,9 @@ type worker struct {
 	adminToken string
 	// teacherKey may create rooms: its line is NORMGYM_TEACHER_KEYS.
 	teacherKey, teacherKeyLine string
+	// submitterKey's sessions are stored: its line is
+	// NORMGYM_SUBMITTER_KEYS.
+	submitterKey, submitterKeyLine string
 }
 
 func (w *worker) state() string { return filepath.Join(w.dir, "state") }
@@ -366,7 +357,8 @@ func (w *worker) start() {
 		cmd := exec.Command(w.wrangler, "dev", "--config", filepath.Join(w.dir, "wrangler.json"),
 			"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(port+1),
 			"--persist-to", w.state(), "--show-interactive-dev-session=false", "--log-level", "info",
-			"--var", adminTokenVar+":"+w.adminToken, "--var", "NORMGYM_TEACHER_KEYS:"+w.teacherKeyLine)
+			"--var", adminTokenVar+":"+w.adminToken, "--var", "NORMGYM_TEACHER_KEYS:"+w.teacherKeyLine,
+			"--var", "NORMGYM_SUBMITTER_KEYS:"+w.submitterKeyLine)
 		cmd.Env = w.env()
 		cmd.Stdout, cmd.Stderr = w.log, w.log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -501,8 +493,11 @@ func submission(t *testing.T, visit, agent, client, participant string) api.Subm
 		t.Fatalf("playing %s with %s: %v", visit, agent, err)
 	}
 	name := agent
-	if client == "human" {
+	switch client {
+	case "human":
 		name = "human"
+	case "model":
+		name = "model-" + agent // baselines are the server's: models here
 	}
 	rec := env.Record(name, client)
 	rec.SimSHA256 = simwasm.SHA256()

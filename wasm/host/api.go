@@ -298,3 +298,37 @@ func (r *Runtime) Replay(ctx context.Context, rec sim.Record) (ReplayResult, err
 	resp.Record.SimSHA256 = r.sha
 	return ReplayResult(resp), nil
 }
+
+// StepJSON is Step with the module's answer as it wrote it: the JSON of
+// the step export's response ({"observation","text","events",
+// "terminated","truncated","day_over","day","step","over"}, wasm/ABI.md),
+// for hosts that pass the observation on without decoding it (the
+// server's sessions). A bad action or a visit that is over yields an
+// *Error.
+func (v *Visit) StepJSON(ctx context.Context, action string) ([]byte, error) {
+	return v.raw(ctx, "step", wire.StepRequest{Handle: v.handle, Action: action})
+}
+
+// StepTextJSON is StepJSON with the observation left out ("observation":
+// null), as StepText: for replaying actions whose observations nobody reads.
+func (v *Visit) StepTextJSON(ctx context.Context, action string) ([]byte, error) {
+	return v.raw(ctx, "step", wire.StepRequest{Handle: v.handle, Action: action, TextOnly: true})
+}
+
+// ObserveJSON is Observe with the module's answer as it wrote it:
+// {"observation","text"}.
+func (v *Visit) ObserveJSON(ctx context.Context) ([]byte, error) {
+	return v.raw(ctx, "observe", wire.HandleRequest{Handle: v.handle})
+}
+
+// raw calls export on the visit's instance and returns the response bytes.
+func (v *Visit) raw(ctx context.Context, export string, req any) ([]byte, error) {
+	if v.closed.Load() {
+		return nil, fmt.Errorf("host: %s: visit %s is closed", export, v.id)
+	}
+	body, err := marshal(export, req)
+	if err != nil {
+		return nil, err
+	}
+	return v.rt.doRaw(ctx, v.in, export, body, true)
+}

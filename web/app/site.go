@@ -107,6 +107,13 @@ func (a *app) openSitePlay(r ui.Route) {
 	case json.Unmarshal(body, &as) != nil:
 		a.siteError("The server's answer is not an assignment.", true)
 		return
+	case as.Sealed && as.Visit == "":
+		// Outside rooms the server keeps the visit to itself: it is played
+		// through a session (POST /api/sessions), which this page does not
+		// do yet.
+		a.set("screen", ui.SealedHTML())
+		a.stage("sealed")
+		return
 	case as.Done || as.Visit == "":
 		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit there is for you here. Thank you!</p><p><a href="/leaderboard">See the leaderboard</a></p></section>`)
 		a.stage("assign-done")

@@ -3,10 +3,16 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/normgym/normgym/serve/api"
 )
 
 // TestAxe runs axe-core on every page and every stage of the app, at a
@@ -58,6 +64,23 @@ func TestAxe(t *testing.T) {
 		s.axe(p)
 	}
 	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/"))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	// Outside a classroom the assigned visit is sealed: the page says so.
+	s.waitStage(20*time.Second, "sealed")
+	s.axe("site sealed")
+	// A classroom's visit starts with the consent screen.
+	body, _ := json.Marshal(api.RoomRequest{Name: "axe class", Suite: "mini"})
+	rr, err := http.Post(srv.URL+"/api/rooms", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var room api.RoomCreated
+	b, _ := io.ReadAll(rr.Body)
+	rr.Body.Close()
+	if rr.StatusCode != http.StatusCreated || json.Unmarshal(b, &room) != nil {
+		t.Fatalf("POST /api/rooms: %d %s", rr.StatusCode, b)
+	}
+	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/#room="+room.Code))
 	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
 	s.waitStage(20*time.Second, "consent")
 	s.axe("site consent")

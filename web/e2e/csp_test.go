@@ -3,7 +3,10 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 )
 
@@ -88,7 +92,19 @@ func TestCSP(t *testing.T) {
 
 	s := openSite(t, srv, 1280, 800)
 	w := watchCSP(t, s)
-	playAssigned(t, s, "", "")
+	// A classroom's visit (outside rooms the server plays visits sealed).
+	body, _ := json.Marshal(api.RoomRequest{Name: "csp class", Suite: "mini"})
+	rr, err := http.Post(srv.URL+"/api/rooms", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var room api.RoomCreated
+	b, _ := io.ReadAll(rr.Body)
+	rr.Body.Close()
+	if rr.StatusCode != http.StatusCreated || json.Unmarshal(b, &room) != nil {
+		t.Fatalf("POST /api/rooms: %d %s", rr.StatusCode, b)
+	}
+	playAssigned(t, s, "#room="+room.Code, "")
 	w.check(t, s, "play")
 
 	s.load("#mode=watch")

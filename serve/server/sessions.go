@@ -1,0 +1,336 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/session"
+	"github.com/normgym/normgym/sim"
+)
+
+// The session routes (serve/session behind HTTP). A session is opened by
+// POST /api/sessions and named afterwards by its token in the
+// Authorization header (Bearer sess_…), never in a URL, so that no log,
+// history or Referer holds it:
+//
+//	POST /api/sessions          open (or resume) a session
+//	GET  /api/session           its state
+//	POST /api/session/step      {"action": "north"}
+//	POST /api/session/answer    {"answer": 2, "confidence": 0.8}
+//	GET  /api/session/trail     the actions and events so far
+//
+// See RATIONALE.md (Sessions) and api.SessionRequest.
+
+// openSession handles POST /api/sessions.
+func (s *Server) openSession(w http.ResponseWriter, r *http.Request) error {
+	if s.sessions == nil {
+		return errf("unavailable", "this server steps no sessions")
+	}
+	var req api.SessionRequest
+	if err := decodeJSON(r, &req, 16); err != nil {
+		return err
+	}
+	spec, err := s.sessionSpec(r, &req, bearer(r))
+	if err != nil {
+		return err
+	}
+	st, err := s.sessions.Open(r.Context(), spec)
+	if err != nil {
+		return sessionError(err)
+	}
+	status := http.StatusCreated
+	if st.Resumed {
+		status = http.StatusOK
+	}
+	return writeJSON(w, status, st)
+}
+
+// sessionSpec works out whose session req asks for and on which visit;
+// key is the submitter key the client sent ("" for none).
+func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest, key string) (session.Spec, error) {
+	ctx := r.Context()
+	if key != "" {
+		label, ok := "", false
+		if s.opts.SubmitterKeys != nil {
+			label, ok = s.opts.SubmitterKeys.Label(key)
+		}
+		if !ok {
+			return session.Spec{}, errf("unauthorized", "unknown submitter key (the operator issues them: normgym submitter-key LABEL); without a key, sessions are practice and store nothing")
+		}
+		if req.Participant != "" || req.Consent || req.Room != "" || req.Agent != "" {
+			return session.Spec{}, errf("invalid", "a submitter key's session takes visit, or suite (and seed): its runs are stored under the key's label %q", label)
+		}
+		return s.modelSpec(ctx, label, req)
+	}
+	if req.Participant != "" {
+		return s.humanSpec(r, req)
+	}
+	if req.Consent || req.Room != "" {
+		return session.Spec{}, errf("invalid", "a person's session needs the participant pseudonym")
+	}
+	visit, suite, err := s.chooseVisit(req, false)
+	if err != nil {
+		return session.Spec{}, err
+	}
+	agent := req.Agent
+	if agent == "" {
+		agent = "practice"
+	}
+	if !validName(agent) {
+		return session.Spec{}, errf("invalid", "agent must be 1 to 100 printable characters")
+	}
+	return session.Spec{Kind: api.KindPractice, Agent: agent, Visit: visit, Suite: suite.name, SuiteVersion: suite.version}, nil
+}
+
+// chooseVisit resolves req's visit, or suite and seed, among the public
+// suites (and the private one if private is true).
+func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, suiteRef, error) {
+	switch {
+	case req.Visit != "" && (req.Suite != "" || req.Seed != nil):
+		return "", suiteRef{}, errf("invalid", "give visit, or suite and seed, not both")
+	case req.Visit != "":
+		if ref, ok := s.suites[req.Visit]; ok {
+			return req.Visit, ref, nil
+		}
+		if p := s.opts.Private; private && p != nil && slices.Contains(p.Visits, req.Visit) {
+			return req.Visit, suiteRef{p.Name, p.Version}, nil
+		}
+		if _, err := sim.ParseVisitID(req.Visit); err != nil {
+			return "", suiteRef{}, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+		}
+		return req.Visit, suiteRef{}, nil
+	case req.Suite != "" && req.Seed != nil:
+		visits, ref, err := s.suiteVisits(req.Suite, private)
+		if err != nil {
+			return "", suiteRef{}, err
+		}
+		k := *req.Seed % len(visits)
+		if k < 0 {
+			k += len(visits)
+		}
+		return visits[k], ref, nil
+	}
+	return "", suiteRef{}, errf("invalid", "give the visit, or a suite and a seed (the seed-th visit of the suite)")
+}
+
+// suiteVisits returns a suite's visits: a public suite, or the private
+// one when private is true.
+func (s *Server) suiteVisits(name string, private bool) ([]string, suiteRef, error) {
+	if p := s.opts.Private; p != nil && name == p.Name {
+		if !private {
+			return nil, suiteRef{}, errf("forbidden", "the %s suite is played only by holders of a submitter key", p.Name)
+		}
+		return p.Visits, suiteRef{p.Name, p.Version}, nil
+	}
+	su, err := sim.LookupSuite(name)
+	if err != nil {
+		return nil, suiteRef{}, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
+	}
+	return su.Visits, suiteRef{su.Name, su.Version}, nil
+}
+
+// modelSpec is the session of a submitter key's holder.
+func (s *Server) modelSpec(ctx context.Context, label string, req *api.SessionRequest) (session.Spec, error) {
+	spec := session.Spec{Kind: api.KindModel, Participant: "model:" + label, Agent: label}
+	if req.Suite != "" && req.Seed == nil && req.Visit == "" {
+		// The next visit of the suite the key has not played, sealed.
+		visits, ref, err := s.suiteVisits(req.Suite, true)
+		if err != nil {
+			return spec, err
+		}
+		played, err := s.store.PlayedVisits(ctx, spec.Participant)
+		if err != nil {
+			return spec, err
+		}
+		open, err := s.store.OpenSessions(ctx, spec.Participant, "")
+		if err != nil {
+			return spec, err
+		}
+		for _, o := range open {
+			// An open session of the suite is resumed.
+			if o.Suite == ref.name && !s.expired(o) {
+				spec.Visit = o.Visit
+				break
+			}
+		}
+		if spec.Visit == "" {
+			for _, v := range visits {
+				if !slices.Contains(played, v) {
+					spec.Visit = v
+					break
+				}
+			}
+		}
+		if spec.Visit == "" {
+			return spec, errf("conflict", "key %s has played every visit of the %s suite", label, ref.name)
+		}
+		spec.Suite, spec.SuiteVersion, spec.Sealed = ref.name, ref.version, true
+	} else {
+		v, ref, err := s.chooseVisit(req, true)
+		if err != nil {
+			return spec, err
+		}
+		spec.Visit, spec.Suite, spec.SuiteVersion = v, ref.name, ref.version
+		if ref.name == "" {
+			return spec, errf("invalid", "visit %s is in no suite: a key's runs count for a suite's leaderboard (practice sessions, without a key, take any visit)", v)
+		}
+	}
+	if p := s.opts.Private; p != nil && spec.Suite == p.Name {
+		spec.Private, spec.Sealed = true, true
+	}
+	return spec, nil
+}
+
+// expired reports whether a stored session expired.
+func (s *Server) expired(ss session.Session) bool {
+	return ss.RunID == "" && s.now().Sub(ss.TouchedAt) > s.opts.SessionTTL
+}
+
+// humanSpec is a person's sealed session of the visit the server assigns:
+// the participant's open session if there is one (a reload resumes it),
+// or the next assignment.
+func (s *Server) humanSpec(r *http.Request, req *api.SessionRequest) (session.Spec, error) {
+	ctx := r.Context()
+	p := req.Participant
+	if !api.ValidParticipant(p) {
+		return session.Spec{}, errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+	}
+	if !req.Consent {
+		return session.Spec{}, errf("consent", "consent is required: show the text of GET /api/consent (version %s) and send consent: true", ConsentVersion)
+	}
+	if req.ConsentVersion != "" && req.ConsentVersion != ConsentVersion {
+		return session.Spec{}, errf("consent", "consent_version %q is not the current one (%s): show the current text of GET /api/consent again", clip(req.ConsentVersion), ConsentVersion)
+	}
+	if req.Visit != "" || req.Suite != "" || req.Seed != nil || req.Agent != "" {
+		return session.Spec{}, errf("invalid", "a person plays the visit the server assigns: send participant, consent and (in a classroom) room only")
+	}
+	var room *Room
+	if req.Room != "" {
+		rm, err := s.openRoom(r, req.Room)
+		if err != nil {
+			return session.Spec{}, err
+		}
+		room = &rm
+	}
+	spec := session.Spec{Kind: api.KindHuman, Participant: p, Agent: "human", Sealed: true, ConsentVersion: ConsentVersion}
+	scope := ""
+	if room != nil {
+		scope, spec.Room = room.Code, room.Code
+	}
+	open, err := s.store.OpenSessions(ctx, p, scope)
+	if err != nil {
+		return spec, err
+	}
+	for _, o := range open {
+		if !s.expired(o) {
+			spec.Visit, spec.Suite, spec.SuiteVersion = o.Visit, o.Suite, o.SuiteVersion
+			return spec, nil
+		}
+	}
+	visit, as, err := s.assignVisit(ctx, p, room)
+	if err != nil {
+		return spec, err
+	}
+	if as.Done {
+		return spec, errf("gone", "you have played every visit there is for you here: thank you!")
+	}
+	spec.Visit = visit
+	if ref, ok := s.suites[visit]; ok {
+		spec.Suite, spec.SuiteVersion = ref.name, ref.version
+	}
+	return spec, nil
+}
+
+// sessionToken is the session token of the request's Authorization header.
+func sessionToken(r *http.Request) (string, error) {
+	t := bearer(r)
+	if !session.ValidToken(t) {
+		return "", errf("unauthorized", "send the session's token as Authorization: Bearer sess_… (POST /api/sessions returns it)")
+	}
+	return t, nil
+}
+
+// getSession handles GET /api/session.
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
+	return s.withToken(w, r, func(token string) (any, error) { return s.sessions.Get(r.Context(), token) })
+}
+
+// stepSession handles POST /api/session/step.
+func (s *Server) stepSession(w http.ResponseWriter, r *http.Request) error {
+	var req api.SessionStep
+	if err := decodeJSON(r, &req, 16); err != nil {
+		return err
+	}
+	return s.withToken(w, r, func(token string) (any, error) { return s.sessions.Step(r.Context(), token, req.Action) })
+}
+
+// answerSession handles POST /api/session/answer.
+func (s *Server) answerSession(w http.ResponseWriter, r *http.Request) error {
+	var req api.SessionAnswer
+	if err := decodeJSON(r, &req, 16); err != nil {
+		return err
+	}
+	return s.withToken(w, r, func(token string) (any, error) {
+		return s.sessions.Answer(r.Context(), token, req.Answer, req.Confidence)
+	})
+}
+
+// sessionTrail handles GET /api/session/trail.
+func (s *Server) sessionTrail(w http.ResponseWriter, r *http.Request) error {
+	return s.withToken(w, r, func(token string) (any, error) { return s.sessions.Trail(r.Context(), token) })
+}
+
+func (s *Server) withToken(w http.ResponseWriter, r *http.Request, f func(token string) (any, error)) error {
+	if s.sessions == nil {
+		return errf("unavailable", "this server steps no sessions")
+	}
+	token, err := sessionToken(r)
+	if err != nil {
+		return err
+	}
+	v, err := f(token)
+	if err != nil {
+		return sessionError(err)
+	}
+	return writeJSON(w, http.StatusOK, v)
+}
+
+// sessionError turns the session package's errors into the server's.
+func sessionError(err error) error {
+	var e *session.Error
+	if errors.As(err, &e) {
+		if e.Code == "internal" {
+			return &Error{Code: "internal", Message: e.Message, Err: e}
+		}
+		return &Error{Code: e.Code, Message: e.Message}
+	}
+	return err
+}
+
+// storeSession stores a finished session's record as a run: the record
+// is the engine's own (nothing to replay), its provenance server-stepped.
+func (s *Server) storeSession(ctx context.Context, ss session.Session, rec sim.Record, verifier string) (string, error) {
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(body)
+	run := Run{RunID: session.RunID(ss), ContentSHA256: hex.EncodeToString(sum[:]), CreatedAt: s.now().UTC(),
+		Participant: ss.Participant, Room: ss.Room, ConsentVersion: ss.ConsentVersion, Verifier: verifier,
+		Provenance: api.ProvenanceStepped, Record: rec}
+	stored, _, err := s.store.PutRun(ctx, run)
+	if errors.Is(err, ErrNormPlayed) {
+		return "", &session.Error{Code: "conflict", Message: "you have met this visit's norm in another visit already: this run is not stored"}
+	}
+	if err != nil {
+		return "", err
+	}
+	return stored.RunID, nil
+}
