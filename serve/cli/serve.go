@@ -39,7 +39,7 @@ func cmdServe(e *env) error {
 	dbPath := fs.String("db", "normgym.db", "SQLite database file (created if missing)")
 	web := fs.String("web", "", "serve the web app from this directory (development) instead of the one built into the binary")
 	tokenEnv := fs.String("admin-token-env", "NORMGYM_ADMIN_TOKEN", "environment variable holding the admin token for /api/export (unset: export disabled)")
-	verify := fs.String("verify", "wasm", "how runs are replayed: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; ~20x faster)")
+	verify := fs.String("verify", "wasm", "how runs are replayed: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; several times faster: make bench-serve measures both)")
 	replayTimeout := fs.Duration("replay-timeout", 10*time.Second, "longest time one replay may take")
 	fsync := fs.Bool("fsync", false, "fsync every commit (synchronous=FULL): survive power loss, not just a crash, at some speed")
 	// Limits for a public server (README: "Running a public server").
