@@ -134,7 +134,11 @@ func (a *app) renderPlay() {
 				room = a.site.assigned.Room
 			}
 		}
-		a.set("screen", ui.ConsentHTML(p.Visit, consent, room))
+		nick := ""
+		if a.class != nil {
+			nick = a.class.nick
+		}
+		a.set("screen", ui.ConsentHTML(p.Visit, consent, room, nick))
 		a.stage("consent")
 		a.focus("#intro-h")
 	case ui.StageDay:

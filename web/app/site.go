@@ -107,6 +107,10 @@ func (a *app) openSitePlay(r ui.Route) {
 	case json.Unmarshal(body, &as) != nil:
 		a.siteError("The server's answer is not an assignment.", true)
 		return
+	case (as.Done || as.Visit == "") && r.Room != "":
+		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit your class has for you. Thank you! Keep what you found out to yourself until your teacher shows the rule.</p></section>`)
+		a.stage("assign-done")
+		return
 	case as.Done || as.Visit == "":
 		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit there is for you here. Thank you!</p><p><a href="/leaderboard">See the leaderboard</a></p></section>`)
 		a.stage("assign-done")

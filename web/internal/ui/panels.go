@@ -157,8 +157,9 @@ func KeysHTML() string {
 // is recorded, and how to play.
 //
 // On the NormGym site, site is the server's consent (its text and
-// version replace the standalone one) and room the classroom, if any.
-func ConsentHTML(v Resolved, site *SiteConsent, room string) string {
+// version replace the standalone one), room the classroom, if any, and
+// nick the student's nickname in it.
+func ConsentHTML(v Resolved, site *SiteConsent, room, nick string) string {
 	var b strings.Builder
 	b.WriteString(`<section class="card intro wide" aria-labelledby="intro-h"><h2 id="intro-h" tabindex="-1">Be the newcomer</h2><div class="cols"><div>`)
 	b.WriteString(`<p>You arrive in a small community: a few members going about their day, a task for you, and
@@ -171,7 +172,7 @@ Nobody will tell you which — watch the members, and how they react to each oth
 </ul>`)
 	b.WriteString(`</div><div><h3 class="first">Keys</h3>` + KeysHTML() + `<p class="hint">On a touch screen, use the buttons under the map.</p></div></div>`)
 	if site != nil {
-		b.WriteString(SiteConsentHTML(*site, room))
+		b.WriteString(SiteConsentHTML(*site, room, nick))
 	} else {
 		b.WriteString(`<h3>Consent</h3><p class="consent">This is a research demo of NormGym. By starting you agree to take part on these terms; you can stop at any time by closing the page.</p>`)
 		b.WriteString(StoryHTML(DataLocal))
