@@ -49,7 +49,7 @@ th:first-child,td:first-child{text-align:left}.big{font-size:1.8rem;font-weight:
 article.visit{border-top:2px solid #ddd;padding-top:.8rem;margin-top:.8rem}article.visit:first-child{border-top:0;margin-top:0;padding-top:0}
 details summary{cursor:pointer;font-weight:bold}
 .chips{list-style:none;padding:0;margin:.4rem 0 1rem;display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:.5rem}
-.chips li{border:2px solid #ccc;border-radius:8px;padding:.35rem .7rem;display:flex;justify-content:space-between;gap:.5rem;align-items:baseline}
+.chips li{border:2px solid #ccc;border-radius:8px;padding:.35rem .7rem;display:flex;flex-direction:column}
 .chips li b{font-size:1.15rem;overflow-wrap:anywhere}.chips li.playing{border-color:#b35c00}.chips li.done{border-color:#0a6b2a}
 </style></head><body><main>
 <h1>NormGym for classrooms</h1>

@@ -137,8 +137,18 @@ func TestClassroom(t *testing.T) {
 		if st.visit != students[0].visit {
 			t.Errorf("student %d played %s, student 1 %s: the room plays one visit", i+1, st.visit, students[0].visit)
 		}
+		// The rule waits for the teacher: a student who finishes first
+		// cannot spoil it for the others.
+		s.poll(30*time.Second, `!document.getElementById("baselines-wait")`)
+		id, _ := sim.ParseVisitID(st.visit)
+		rule, _ := norms.Default().Lookup(id.Norm)
+		if text := s.eval(`document.body.innerText`); strings.Contains(text, rule.Statement) || strings.Contains(text, st.visit) ||
+			!strings.Contains(text, "your teacher will show its rule") {
+			t.Errorf("student %d's result screen shows the rule or the visit, or does not say the teacher will", i+1)
+		}
 		if i == 0 {
 			s.shot("class-result-" + size)
+			s.axe("classroom result")
 		}
 	}
 	visit := students[0].visit
@@ -361,4 +371,21 @@ func (s *session) shotFull(name string) {
 	if err := os.WriteFile(filepath.Join(artifacts(s.t), name+".png"), b, 0o644); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// joinClass joins the class of code in a fresh tab with the nickname
+// nick and skips the tutorial, leaving the tab away from the app (so that
+// playAssigned's navigation loads it anew).
+func joinClass(t *testing.T, s *session, code, nick string) {
+	t.Helper()
+	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/#room="+code))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	s.waitStage(20*time.Second, "join")
+	typeInto(t, s, "#nick", nick)
+	s.key(keyName("Enter"))
+	if s.waitStage(20*time.Second, "tutorial", "consent") == "tutorial" {
+		s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="tut-skip"]`)))
+		s.waitStage(20*time.Second, "consent")
+	}
+	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/leaderboard"))
 }

@@ -120,3 +120,31 @@ func JoinHTML(r RoomInfo, value, msg string) string {
 	b.WriteString(StoryHTML(DataClassroom) + `</section>`)
 	return b.String()
 }
+
+// ResultHeldHTML is the result screen of a classroom where everyone plays
+// the same visit: the scores, but not the rule, not whether the probe
+// answer was right, nor the visit's id (which names the rule), so that a
+// student who finishes first cannot spoil the visit for the others; the
+// teacher reveals the rule to the whole class (GET /api/rooms/CODE/reveal).
+// The baselines' table keeps its task, compliance and sanction columns.
+func ResultHeldHTML(rec Record, probe *ProbeResponse, others []Outcome, story DataMode) string {
+	var b strings.Builder
+	b.WriteString(resultHead(rec.Scores))
+	b.WriteString(scoresHTML(rec.Scores))
+	b.WriteString(`<div class="reveal held"><h3>The rule stays a secret for now</h3><p>Everyone in your class played this visit: your teacher will show its rule to the whole class. Until then, keep what you think it is to yourself!</p>`)
+	if p := rec.Probe; p != nil && probe != nil && p.Answer >= 0 && p.Answer < len(probe.Options) {
+		b.WriteString(`<p>You picked: “` + esc(probe.Options[p.Answer]) + `”.</p>`)
+	}
+	b.WriteString(`</div>`)
+	b.WriteString(StoryHTML(story))
+	if len(others) > 0 {
+		rows := []Outcome{{Name: "you", Record: rec}}
+		rows = append(rows, others...)
+		for i := range rows {
+			rows[i].Record.Probe = nil // right or wrong would tell the rule
+		}
+		b.WriteString(OutcomeTableHTML(rows))
+	}
+	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button></div></section>`)
+	return b.String()
+}

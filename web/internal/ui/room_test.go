@@ -142,3 +142,31 @@ func TestTutorial(t *testing.T) {
 		})
 	}
 }
+
+// TestResultHeld: in a class that plays one visit, a student's result
+// keeps the rule, the visit's id and the probe's verdict for the
+// teacher's reveal.
+func TestResultHeld(t *testing.T) {
+	visit := "orchard/place.color=red/observe/s100"
+	rec := ui.Record{Visit: visit, Norm: "place.color=red", Scores: ui.Scores{Task: true, Violations: []int{1, 0}, Sanctions: []int{1, 0}, Steps: []int{60, 80}},
+		Probe: &ui.ProbeResult{Answer: 2, Correct: true}}
+	probe := &ui.ProbeResponse{Question: "Which was the rule?", Options: []string{"Keep off the sand.", "Bow first.", "Do not step on red tiles.", "Rest at noon."}}
+	others := []ui.Outcome{{Name: "oracle", Record: ui.Record{Visit: visit, Probe: &ui.ProbeResult{Answer: 2, Correct: true}}}}
+	h := ui.ResultHeldHTML(rec, probe, others, ui.DataClassroom)
+	for _, want := range []string{"teacher will show its rule", "You picked: “Do not step on red tiles.”", `data-story="classroom"`, `data-act="download"`, "Sanctions received"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the held result lacks %q", want)
+		}
+	}
+	for _, leak := range []string{visit, "The rule was", "✓ yes</span></p>", `title="yes">✓<span class="sr"> yes</span></span></td></tr>`, "watch-this"} {
+		if strings.Contains(h, leak) {
+			t.Errorf("the held result shows %q", leak)
+		}
+	}
+	if strings.Count(h, `title="no probe"`) != 2 {
+		t.Errorf("the held result's table shows a probe verdict: %s", h)
+	}
+	if others[0].Record.Probe == nil || rec.Probe == nil {
+		t.Error("ResultHeldHTML changed its arguments")
+	}
+}
