@@ -157,6 +157,9 @@ func (a *app) openTutorial() {
 	a.set("controls", ui.PlayControlsHTML())
 	a.addEvents(p.Last.Events, &p.Obs().Frame)
 	a.showTutorial(ui.StepResponse{Observation: p.Obs()})
+	// Not "Day 1 of 2 begins": the tutorial is no day of a visit.
+	a.latest = ""
+	a.set("status", "")
 	a.stage("tutorial")
 	a.focus("#map")
 }
