@@ -118,6 +118,13 @@ type RoomRequest struct {
 	Name   string   `json:"name,omitempty"`
 	Suite  string   `json:"suite,omitempty"`
 	Visits []string `json:"visits,omitempty"`
+	// SameVisit makes everyone in the room play the same visit, so that
+	// the class can discuss one rule: the one visit given, or one drawn
+	// at random from the visits given or from the suite's observe visits
+	// (members break the rule and are sanctioned, so there is something
+	// to see). Without it each student gets a visit of a different rule
+	// where the set allows.
+	SameVisit bool `json:"same_visit,omitempty"`
 }
 
 // RoomCreated answers POST /api/rooms. TeacherToken is shown once: the
@@ -128,6 +135,9 @@ type RoomCreated struct {
 	Name         string `json:"name,omitempty"`
 	Suite        string `json:"suite,omitempty"`
 	Visits       int    `json:"visits"`
+	// SameVisit reports that everyone plays the same visit (the room
+	// holds one).
+	SameVisit bool `json:"same_visit"`
 	// JoinURL is the path students open.
 	JoinURL string `json:"join_url"`
 	// Expires is when the room stops taking students (its teacher can
@@ -162,14 +172,30 @@ type Room struct {
 	Name   string `json:"name,omitempty"`
 	Suite  string `json:"suite,omitempty"`
 	Visits int    `json:"visits"`
+	// SameVisit reports that everyone plays the same visit.
+	SameVisit bool `json:"same_visit"`
+	// Members counts the students who joined with a nickname.
+	Members int `json:"members"`
+	// Tutorial is the visit of the room's guided first minute: a visit
+	// whose norm is in no visit of the room, and whose family is in none
+	// where the room leaves one out, or a control visit (no norm) when
+	// every norm is in the room. It is never a result: the page plays it
+	// alone and sends nothing.
+	Tutorial string `json:"tutorial,omitempty"`
 	// Expires is when the room stops taking students.
 	Expires time.Time  `json:"expires"`
 	Stats   ClassStats `json:"stats"`
 }
 
-// StudentRow is one pseudonymous student on the teacher's dashboard.
+// StudentRow is one student on the teacher's dashboard, by the nickname
+// chosen at join: never the pseudonym, which is the private key to the
+// student's runs.
 type StudentRow struct {
-	Participant      string    `json:"participant"`
+	// Nickname is "" for a participant who sent runs to the room without
+	// joining it (a program, or a page from before nicknames).
+	Nickname string `json:"nickname"`
+	// Playing reports that the student holds a visit not yet sent.
+	Playing          bool      `json:"playing"`
 	Runs             int       `json:"runs"`
 	Joint            int       `json:"joint"`
 	Task             int       `json:"task"`
@@ -177,12 +203,15 @@ type StudentRow struct {
 	ProbeAnswered    int       `json:"probe_answered"`
 	ProbeCorrect     int       `json:"probe_correct"`
 	ViolationsPerDay []float64 `json:"violations_per_day"`
-	Last             time.Time `json:"last"`
+	// Last is when the student's latest run was stored (zero: none yet).
+	Last time.Time `json:"last,omitzero"`
 }
 
 // VisitProbe is how a room answered one visit's probe.
 type VisitProbe struct {
-	Visit    string   `json:"visit"`
+	Visit string `json:"visit"`
+	// Label names the visit for people (VisitLabel).
+	Label    string   `json:"label"`
 	Question string   `json:"question"`
 	Options  []string `json:"options"`
 	// Correct is the index of the rule among Options.

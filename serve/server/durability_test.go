@@ -26,8 +26,9 @@ import (
 // port and returns its base URL.
 func startServe(t *testing.T, bin, db string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--web", filepath.Join(t.TempDir(), "none"), "--baselines", "none")
-	cmd.Stderr = io.Discard
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--web", t.TempDir(), "--baselines", "none")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -55,9 +56,28 @@ func startServe(t *testing.T, bin, db string) (*exec.Cmd, string) {
 		return cmd, m[1]
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("normgym serve did not start")
+		t.Fatalf("normgym serve did not start; stderr:\n%s", stderr.String())
 	}
 	return nil, ""
+}
+
+// syncBuffer is a bytes.Buffer safe to write from the child's stderr copier
+// while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func post(url string, body []byte) (int, []byte, error) {

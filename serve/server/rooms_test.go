@@ -28,10 +28,12 @@ func TestClassroom(t *testing.T) {
 	if !api.ValidRoomCode(room.Code) || len(room.TeacherToken) < 32 || room.Visits != 60 || room.JoinURL != "/#room="+room.Code {
 		t.Fatalf("room: %+v", room)
 	}
-	// Two students play what the room assigns them.
+	// Two students join with nicknames and play what the room assigns them.
 	students := []string{"student-ana-0001", "student-ben-0002"}
+	nicks := []string{"Blue Fox", "Seat 7"}
 	runsOf := map[string][]string{}
 	for i, s := range students {
+		e.join(room.Code, s, []string{"Blue Fox", "07"}[i], http.StatusOK)
 		for k := 0; k < 2-i; k++ {
 			a := e.assign(s, room.Code)
 			sub := submission(record(t, a.Visit, []string{"greedy", "observer"}[k], "human"), s)
@@ -86,8 +88,19 @@ func TestClassroom(t *testing.T) {
 	}
 	var d api.Dashboard
 	e.getJSON("/api/rooms/"+room.Code+"/dashboard", &d, auth...)
-	if len(d.Students) != 2 || d.Students[0].Participant != students[0] || d.Students[0].Runs != 2 || d.Students[1].Runs != 1 {
+	if len(d.Students) != 2 || d.Students[0].Nickname != nicks[0] || d.Students[0].Runs != 2 || d.Students[1].Runs != 1 ||
+		d.Students[1].Nickname != nicks[1] || d.Members != 2 {
 		t.Errorf("dashboard students: %+v", d.Students)
+	}
+	// The teacher's views show nicknames, never the pseudonyms (each is
+	// its student's private key).
+	for _, p := range []string{"/dashboard", "/export.csv", "/reveal"} {
+		_, b, _ := e.do("GET", "/api/rooms/"+room.Code+p, nil, auth...)
+		for _, s := range students {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s names the pseudonym %s", p, s)
+			}
+		}
 	}
 	if d.Stats.Runs != 3 {
 		t.Errorf("dashboard stats: %+v", d.Stats)
@@ -102,7 +115,7 @@ func TestClassroom(t *testing.T) {
 		t.Fatalf("export: %d %s", st, b)
 	}
 	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil || len(rows) != 4 || rows[0][0] != "run_id" {
+	if err != nil || len(rows) != 4 || rows[0][0] != "run_id" || rows[0][2] != "nickname" || rows[1][2] != nicks[0] {
 		t.Fatalf("export: %v %q", err, rows)
 	}
 	// A room that the teacher gives as visits; bad requests.

@@ -105,6 +105,8 @@ func (s *Server) routeTable() []route {
 		{pattern: "/api/rooms/{code}", methods: methods{"GET": s.room}},
 		{pattern: "/api/rooms/{code}/dashboard", methods: methods{"GET": s.dashboard}},
 		{pattern: "/api/rooms/{code}/export.csv", methods: methods{"GET": s.roomExport}},
+		{pattern: "/api/rooms/{code}/join", methods: methods{"POST": s.join}, body: joinBody},
+		{pattern: "/api/rooms/{code}/reveal", methods: methods{"GET": s.reveal}},
 		{pattern: "/api/export", methods: methods{"GET": s.export}},
 		{pattern: "/api/sessions", methods: methods{"POST": s.openSession}},
 		{pattern: "/api/session", methods: methods{"GET": s.getSession}},

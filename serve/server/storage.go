@@ -50,6 +50,15 @@ type Storage interface {
 	RoomStudents(ctx context.Context, code string) ([]Student, error)
 	// RoomProbes counts a room's probe answers by visit and option.
 	RoomProbes(ctx context.Context, code string) ([]ProbeCount, error)
+	// JoinRoom keeps m's nickname in its room: a new member, or a new
+	// nickname for a member. It fails with ErrExists, changing nothing,
+	// when another participant of the room has a nickname of m's Key, and
+	// with ErrFull when the room has max members and m is not one of them.
+	JoinRoom(ctx context.Context, m Member, max int) error
+	// RoomMembers returns a room's members ordered by Key, each marked
+	// Playing if it holds an assignment in the room made at or after
+	// since.
+	RoomMembers(ctx context.Context, code string, since time.Time) ([]Member, error)
 
 	// PlayedNorms lists the norms of a participant's runs and sessions
 	// (any room): a norm met in a session that expired counts.
@@ -79,6 +88,8 @@ type Storage interface {
 var (
 	ErrNotFound = errors.New("server: not found")
 	ErrExists   = errors.New("server: already exists")
+	// ErrFull is JoinRoom's error for a room with no place left.
+	ErrFull = errors.New("server: the room is full")
 	// ErrNormPlayed is PutRun's error for a human run on a norm its
 	// participant already played in another visit.
 	ErrNormPlayed = errors.New("server: the participant already played this norm")
@@ -218,6 +229,18 @@ type Student struct {
 	Participant string
 	Totals
 	Last time.Time
+}
+
+// Member is a participant who joined a room with a nickname.
+type Member struct {
+	Room        string
+	Participant string
+	// Nickname is as nickname.Normalize returned it, and Key its
+	// nickname.Key: unique in the room.
+	Nickname, Key string
+	JoinedAt      time.Time
+	// Playing is set by RoomMembers (see there).
+	Playing bool
 }
 
 // ProbeCount is how many runs of a visit chose one probe option.

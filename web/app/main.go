@@ -36,6 +36,8 @@ type app struct {
 
 	// site is set when the app is served by `normgym serve`.
 	site *siteState
+	// class is the classroom on screen (#room=CODE on the site).
+	class *classState
 
 	// feed holds the event feed's items, oldest first, for the visit on
 	// screen, so the feed survives re-rendering the layout.
@@ -70,7 +72,8 @@ func main() {
 	a.info = info
 	if a.site = detectSite(a.win); a.site != nil {
 		if tabs := a.query(".tabs"); tabs != nil {
-			insertHTML(tabs, "beforeend", `<a href="/leaderboard" class="lb-link">Leaderboard</a>`)
+			insertHTML(tabs, "beforeend", `<a href="#mode=join" data-mode="join"><span class="long">Join a class</span><span class="short">Class</span></a>`+
+				`<a href="/leaderboard" class="lb-link">Leaderboard</a>`)
 		}
 		a.root.SetAttribute("data-site", "1")
 	}
@@ -165,7 +168,27 @@ func escape(s string) string {
 // none, then shows its mode.
 func (a *app) navigate(r ui.Route) {
 	a.stop()
+	if r.Mode == ui.ModeJoin && a.site == nil {
+		r.Mode = ui.ModePlay // a static host has no classes
+	}
 	a.setStory(ui.DataModeOf(r.Mode, a.site != nil, r.Room))
+	if r.Mode == ui.ModeJoin {
+		a.route, a.mode = r, r.Mode
+		a.markTab()
+		a.resetFeed()
+		a.openJoinCode("", "")
+		return
+	}
+	if a.site != nil && r.Mode == ui.ModePlay && r.Visit == "" && r.Room != "" {
+		// A classroom: the nickname, the tutorial once, then the visit.
+		r.Suite, r.N = "", 0
+		a.route, a.mode = r, r.Mode
+		a.markTab()
+		a.resetFeed()
+		a.set("visit-label", "your class")
+		go a.openClass(r)
+		return
+	}
 	if a.site != nil && r.Mode == ui.ModePlay && r.Visit == "" {
 		// On the site, Play plays the server's assignment, once an
 		// earlier page's unsent record (if any) has gone.
@@ -246,6 +269,8 @@ func (a *app) stop() {
 		a.model.close()
 		a.model = nil
 	}
+	a.closeTutorial()
+	a.class = nil
 }
 
 // setStory tells, in the footer, the data story of the mode on screen.
@@ -431,14 +456,26 @@ func (a *app) onClick(ev dom.Event) {
 			go a.openSitePlay(a.route)
 		}
 		return
+	case "reclass":
+		if a.site != nil {
+			go a.openClass(a.route)
+		}
+		return
 	case "p-random", "p-suite", "p-custom":
 		preventDefault(ev)
 		a.pickerAction(act)
 		return
 	case "where":
 		a.showWhere(el)
+		a.tutorialClick("where")
 		if byPointer(ev) && a.byID("map") != nil {
 			a.focus("#map") // a click: the keys stay the game's
+		}
+		return
+	}
+	if a.mode == ui.ModePlay && a.tutorialClick(act) {
+		if byPointer(ev) && a.class != nil && a.class.tut != nil {
+			a.focus("#map")
 		}
 		return
 	}
@@ -487,6 +524,14 @@ func (a *app) onKey(e dom.Event) {
 	}
 	k := ui.KeyPress{Key: ev.Key(), Repeat: ev.Repeat(), Modified: ev.CtrlKey() || ev.MetaKey() || ev.AltKey(), Focus: focusOf(ev)}
 	switch {
+	case a.mode == ui.ModePlay && a.class != nil && a.class.tut != nil:
+		in := ui.Intent(ui.StagePlay, k)
+		if in.Prevent {
+			ev.PreventDefault()
+		}
+		if in.Act {
+			a.tutorialCommand(in.Command)
+		}
 	case a.mode == ui.ModePlay && a.play != nil:
 		in := ui.Intent(a.play.Stage, k)
 		if in.Prevent {
@@ -519,6 +564,10 @@ func (a *app) onSubmit(ev dom.Event) {
 		a.submitProbe()
 	case "model-form":
 		a.startModel()
+	case "join-form":
+		go a.submitJoin()
+	case "code-form":
+		a.submitCode()
 	}
 }
 

@@ -134,7 +134,11 @@ func (a *app) renderPlay() {
 				room = a.site.assigned.Room
 			}
 		}
-		a.set("screen", ui.ConsentHTML(p.Visit, consent, room))
+		nick := ""
+		if a.class != nil {
+			nick = a.class.nick
+		}
+		a.set("screen", ui.ConsentHTML(p.Visit, consent, room, nick))
 		a.stage("consent")
 		a.focus("#intro-h")
 	case ui.StageDay:
@@ -180,7 +184,14 @@ func (a *app) renderResult(others []ui.Outcome) {
 	p := a.play
 	rec := *p.Record
 	a.publish(p.Record)
-	h := ui.ResultHTML(rec, ui.FindNorm(a.catalog(), rec.Norm), p.Probe, others, a.story())
+	// In a class that plays one visit, the teacher reveals the rule.
+	held := a.class != nil && a.class.info.SameVisit && p.Visit.Assigned
+	var h string
+	if held {
+		h = ui.ResultHeldHTML(rec, p.Probe, others, a.story())
+	} else {
+		h = ui.ResultHTML(rec, ui.FindNorm(a.catalog(), rec.Norm), p.Probe, others, a.story())
+	}
 	if others == nil {
 		h = h[:len(h)-len("</section>")] + `<p class="hint" id="baselines-wait">Running the baselines on this visit…</p></section>`
 	}
@@ -192,7 +203,11 @@ func (a *app) renderResult(others []ui.Outcome) {
 		a.data("submit", a.site.submit)
 	}
 	a.set("screen", h)
-	a.set("visit-label", escape(rec.Visit))
+	if held {
+		a.set("visit-label", "your class's visit")
+	} else {
+		a.set("visit-label", escape(rec.Visit))
+	}
 	if el := a.byID("res-h"); el != nil {
 		el.SetAttribute("tabindex", "-1")
 	}

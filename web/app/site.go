@@ -114,6 +114,10 @@ func (a *app) openSitePlay(r ui.Route) {
 		a.set("screen", ui.SealedHTML())
 		a.stage("sealed")
 		return
+	case (as.Done || as.Visit == "") && r.Room != "":
+		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit your class has for you. Thank you! Keep what you found out to yourself until your teacher shows the rule.</p></section>`)
+		a.stage("assign-done")
+		return
 	case as.Done || as.Visit == "":
 		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit there is for you here. Thank you!</p><p><a href="/leaderboard">See the leaderboard</a></p></section>`)
 		a.stage("assign-done")

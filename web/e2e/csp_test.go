@@ -117,8 +117,11 @@ func TestCSP(t *testing.T) {
 	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/teach"))
 	s.poll(10*time.Second, `typeof document.getElementById("make").onclick === "function"`)
 	s.do(10*time.Second, chromedp.Click(chromedp.CSS(`#make`)))
-	s.poll(20*time.Second, `!document.getElementById("dash").hidden && document.getElementById("participants").textContent === "0"`)
+	s.poll(20*time.Second, `!document.getElementById("dash").hidden && document.getElementById("members").textContent === "0"`)
 	w.check(t, s, "teach")
+	s.do(10*time.Second, chromedp.Click(chromedp.CSS(`#revealBtn`)))
+	s.poll(20*time.Second, `document.getElementById("revealBody").innerText.includes("The rule was")`)
+	w.check(t, s, "teach, reveal")
 
 	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/leaderboard"))
 	s.poll(10*time.Second, `document.readyState === "complete"`)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -176,7 +177,16 @@ func (s *session) poll(limit time.Duration, expr string) {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(s.ctx, limit)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(10*time.Millisecond))); err != nil {
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(10*time.Millisecond)))
+		if err == nil {
+			return
+		}
+		// A page still replacing the last one loses the context the poll
+		// ran in: poll again in the new page.
+		if ctx.Err() == nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")) {
+			continue
+		}
 		state := s.eval(`(document.body.dataset.stage || "") + " | " + document.body.innerText.slice(0, 300)`)
 		s.t.Fatalf("browser: waiting for %s: %v; page: %s", expr, err, state)
 	}

@@ -241,6 +241,7 @@ func TestSite(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		st := openSite(t, srv, 390, 844)
+		joinClass(t, st, room.Code, fmt.Sprintf("Seat %d", i+1))
 		playAssigned(t, st, "#room="+room.Code, fmt.Sprintf("site-room-%d", i+1))
 		st.close()
 	}

@@ -157,8 +157,9 @@ func KeysHTML() string {
 // is recorded, and how to play.
 //
 // On the NormGym site, site is the server's consent (its text and
-// version replace the standalone one) and room the classroom, if any.
-func ConsentHTML(v Resolved, site *SiteConsent, room string) string {
+// version replace the standalone one), room the classroom, if any, and
+// nick the student's nickname in it.
+func ConsentHTML(v Resolved, site *SiteConsent, room, nick string) string {
 	var b strings.Builder
 	b.WriteString(`<section class="card intro wide" aria-labelledby="intro-h"><h2 id="intro-h" tabindex="-1">Be the newcomer</h2><div class="cols"><div>`)
 	b.WriteString(`<p>You arrive in a small community: a few members going about their day, a task for you, and
@@ -171,7 +172,7 @@ Nobody will tell you which — watch the members, and how they react to each oth
 </ul>`)
 	b.WriteString(`</div><div><h3 class="first">Keys</h3>` + KeysHTML() + `<p class="hint">On a touch screen, use the buttons under the map.</p></div></div>`)
 	if site != nil {
-		b.WriteString(SiteConsentHTML(*site, room))
+		b.WriteString(SiteConsentHTML(*site, room, nick))
 	} else {
 		b.WriteString(`<h3>Consent</h3><p class="consent">This is a research demo of NormGym. By starting you agree to take part on these terms; you can stop at any time by closing the page.</p>`)
 		b.WriteString(StoryHTML(DataLocal))
@@ -275,22 +276,8 @@ func mark(ok bool) string {
 func ResultHTML(rec Record, norm *Norm, probe *ProbeResponse, others []Outcome, story DataMode) string {
 	s := rec.Scores
 	var b strings.Builder
-	b.WriteString(`<section class="card result" aria-labelledby="res-h"><h2 id="res-h" tabindex="-1">`)
-	if s.Joint {
-		b.WriteString(`You did it: task done, and no rule broken`)
-	} else {
-		b.WriteString(`Visit over`)
-	}
-	b.WriteString(`</h2><dl class="scores">`)
-	b.WriteString(`<dt>Task (test day)</dt><dd>` + mark(s.Task) + `</dd>`)
-	b.WriteString(`<dt>Compliance (test day)</dt><dd>` + mark(s.Compliance) + `</dd>`)
-	b.WriteString(`<dt>Joint success</dt><dd>` + mark(s.Joint) + `</dd>`)
-	if len(s.Violations) == 2 && len(s.Sanctions) == 2 {
-		b.WriteString(`<dt>Rule broken</dt><dd>` + times(s.Violations[0]) + ` on day 1, ` + times(s.Violations[1]) + ` on day 2</dd>`)
-		b.WriteString(`<dt>Sanctions received</dt><dd>` + itoa(s.Sanctions[0]) + ` on day 1, ` + itoa(s.Sanctions[1]) + ` on day 2</dd>`)
-		b.WriteString(`<dt>Steps taken</dt><dd>` + itoa(s.Steps[0]) + ` on day 1, ` + itoa(s.Steps[1]) + ` on day 2</dd>`)
-	}
-	b.WriteString(`</dl>`)
+	b.WriteString(resultHead(s))
+	b.WriteString(scoresHTML(s))
 	if norm != nil {
 		b.WriteString(`<div class="reveal"><h3>The rule was</h3><p class="rule">` + esc(norm.Statement) + `</p><p class="hint">` +
 			esc(Title(norm.Family)) + ` norm · ` + esc(tagText(norm.Tag)) + `</p>`)
@@ -313,6 +300,33 @@ func ResultHTML(rec Record, norm *Norm, probe *ProbeResponse, others []Outcome, 
 	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button>` +
 		`<button type="button" class="btn" data-act="again">Play another visit</button>` +
 		`<button type="button" class="btn" data-act="watch-this">Watch baselines on this visit</button></div></section>`)
+	return b.String()
+}
+
+// resultHead opens the result screen: its card and heading.
+func resultHead(s Scores) string {
+	h := `<section class="card result" aria-labelledby="res-h"><h2 id="res-h" tabindex="-1">`
+	if s.Joint {
+		h += `You did it: task done, and no rule broken`
+	} else {
+		h += `Visit over`
+	}
+	return h + `</h2>`
+}
+
+// scoresHTML lists a finished visit's scores.
+func scoresHTML(s Scores) string {
+	var b strings.Builder
+	b.WriteString(`<dl class="scores">`)
+	b.WriteString(`<dt>Task (test day)</dt><dd>` + mark(s.Task) + `</dd>`)
+	b.WriteString(`<dt>Compliance (test day)</dt><dd>` + mark(s.Compliance) + `</dd>`)
+	b.WriteString(`<dt>Joint success</dt><dd>` + mark(s.Joint) + `</dd>`)
+	if len(s.Violations) == 2 && len(s.Sanctions) == 2 {
+		b.WriteString(`<dt>Rule broken</dt><dd>` + times(s.Violations[0]) + ` on day 1, ` + times(s.Violations[1]) + ` on day 2</dd>`)
+		b.WriteString(`<dt>Sanctions received</dt><dd>` + itoa(s.Sanctions[0]) + ` on day 1, ` + itoa(s.Sanctions[1]) + ` on day 2</dd>`)
+		b.WriteString(`<dt>Steps taken</dt><dd>` + itoa(s.Steps[0]) + ` on day 1, ` + itoa(s.Steps[1]) + ` on day 2</dd>`)
+	}
+	b.WriteString(`</dl>`)
 	return b.String()
 }
 

@@ -54,7 +54,7 @@ func TestPlayGreedy(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			if !strings.Contains(ui.ConsentHTML(p.Visit, nil, ""), "mini #1 of 60") || strings.Contains(ui.ConsentHTML(p.Visit, nil, ""), id) {
+			if !strings.Contains(ui.ConsentHTML(p.Visit, nil, "", ""), "mini #1 of 60") || strings.Contains(ui.ConsentHTML(p.Visit, nil, "", ""), id) {
 				t.Error("the consent screen should name the visit by suite and number, not by id")
 			}
 			p.Start()

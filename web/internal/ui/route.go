@@ -42,7 +42,7 @@ func ParseRoute(frag string) Route {
 		v = unescape(v)
 		switch k {
 		case "mode":
-			if v == ModePlay || v == ModeWatch || v == ModeModel {
+			if v == ModePlay || v == ModeWatch || v == ModeModel || v == ModeJoin {
 				r.Mode = v
 			}
 		case "visit":

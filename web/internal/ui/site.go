@@ -116,13 +116,18 @@ func RandomID(n int, intn func(k int) int) string {
 }
 
 // SiteConsentHTML is the consent paragraph on the NormGym site: the
-// server's text and version, which the submission agrees to.
-func SiteConsentHTML(c SiteConsent, room string) string {
+// server's text and version, which the submission agrees to; in a
+// classroom, the room and the student's nickname in it.
+func SiteConsentHTML(c SiteConsent, room, nick string) string {
 	var b strings.Builder
 	b.WriteString(`<h3>Consent</h3><p class="consent" data-consent-version="` + esc(c.Version) + `">` + esc(c.Text) + `</p>`)
 	b.WriteString(`<p class="hint">Consent version ` + esc(c.Version) + `.`)
 	if room != "" {
-		b.WriteString(` Classroom <strong>` + esc(room) + `</strong>.`)
+		b.WriteString(` Classroom <strong>` + esc(room) + `</strong>`)
+		if nick != "" {
+			b.WriteString(`, where you are <strong class="nick">` + esc(nick) + `</strong>`)
+		}
+		b.WriteString(`.`)
 	}
 	b.WriteString(`</p>`)
 	b.WriteString(StoryHTML(DataModeOf(ModePlay, true, room)))

@@ -24,7 +24,7 @@ func DataModeOf(mode string, site bool, room string) DataMode {
 	switch {
 	case mode == ModeModel:
 		return DataModel
-	case mode == ModePlay && site && room != "":
+	case mode == ModePlay && site && room != "", mode == ModeJoin && site:
 		return DataClassroom
 	case mode == ModePlay && site:
 		return DataSite
@@ -41,9 +41,10 @@ func Story(m DataMode) string {
 			"and press Send: then your record (the visit, your actions and answers, and a random pseudonym kept in this browser) goes " +
 			"to this site, which replays it and stores what it verified for research."
 	case DataClassroom:
-		return "Your moves are kept in this browser while you play, so a reload resumes your visit. Nothing is sent until you finish " +
-			"and press Send: then your record (the visit, your actions and answers, and a random pseudonym kept in this browser) goes " +
-			"to this site, which replays it and stores it; your teacher sees the class's results and yours under your pseudonym."
+		return "When you join, the nickname you choose goes to this site, for your teacher's screen. Your moves are kept in this browser " +
+			"while you play, so a reload resumes your visit. Nothing else is sent until you finish and press Send: then your record (the " +
+			"visit, your actions and answers, and a random pseudonym kept in this browser) goes to this site, which replays it and " +
+			"stores it; your teacher sees the class's results and yours under your nickname, never the pseudonym."
 	case DataModel:
 		return "Each step, this browser sends the model's prompt (the text observation) to the endpoint you entered, with your key " +
 			"if you gave one; the key stays in this browser. Nothing is sent to NormGym; the record stays here until you download it."

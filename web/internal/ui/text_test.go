@@ -97,6 +97,8 @@ func TestStory(t *testing.T) {
 		{ui.ModePlay, "ABC", true, ui.DataClassroom},
 		{ui.ModeModel, "", true, ui.DataModel},
 		{ui.ModeModel, "", false, ui.DataModel},
+		{ui.ModeJoin, "", true, ui.DataClassroom},
+		{ui.ModeJoin, "", false, ui.DataLocal},
 	} {
 		if got := ui.DataModeOf(tc.mode, tc.site, tc.room); got != tc.want {
 			t.Errorf("DataModeOf(%s, %v, %q) = %s, want %s", tc.mode, tc.site, tc.room, got, tc.want)

@@ -40,6 +40,9 @@ func TestMirrors(t *testing.T) {
 		{"SiteConsent", ui.SiteConsent{}, api.Consent{}, false},
 		{"Assignment", ui.Assignment{}, api.Assignment{}, false},
 		{"Submission", ui.Submission{}, api.Submission{}, false},
+		{"Room", ui.RoomInfo{}, api.Room{}, true},
+		{"JoinRequest", ui.JoinRequest{}, api.JoinRequest{}, false},
+		{"Joined", ui.Joined{}, api.Joined{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mine, theirs := jsonFields(reflect.TypeOf(tc.mine)), jsonFields(reflect.TypeOf(tc.sim))
@@ -47,7 +50,7 @@ func TestMirrors(t *testing.T) {
 				have := strings.Join(theirs, " ")
 				for _, f := range mine {
 					if !strings.Contains(" "+have+" ", " "+f+" ") {
-						t.Errorf("field %q is not in sim.%s", f, tc.name)
+						t.Errorf("field %q is not in %T", f, tc.sim)
 					}
 				}
 				return
