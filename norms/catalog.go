@@ -97,21 +97,31 @@ type Catalog struct {
 //go:embed catalog/*.json
 var embedded embed.FS
 
-var loadDefault = sync.OnceValue(func() *Catalog {
-	sub, err := fs.Sub(embedded, "catalog")
-	if err != nil {
-		panic(err)
-	}
-	c, err := Load(sub)
-	if err != nil {
-		panic(err)
-	}
-	return c
-})
+// The default catalog, loaded on first use. (Not a package-level
+// sync.OnceValue: its initialiser would keep the embedded files in every
+// program that links the package, and the browser app, which links it
+// for its types only, must not carry the catalog; see web/app.)
+var (
+	defaultOnce sync.Once
+	defaultCat  *Catalog
+)
 
 // Default returns the catalog embedded in the package, loaded on first use.
 // It panics only if the embedded files are broken, which a test rules out.
-func Default() *Catalog { return loadDefault() }
+func Default() *Catalog {
+	defaultOnce.Do(func() {
+		sub, err := fs.Sub(embedded, "catalog")
+		if err != nil {
+			panic(err)
+		}
+		c, err := Load(sub)
+		if err != nil {
+			panic(err)
+		}
+		defaultCat = c
+	})
+	return defaultCat
+}
 
 // Version returns CatalogVersion, "+", and the first 8 hex digits of a
 // SHA-256 over the catalog files' names and contents, e.g. "1+ab12cd34".

@@ -90,6 +90,9 @@ type SessionState struct {
 	Terminated bool `json:"terminated,omitempty"`
 	Truncated  bool `json:"truncated,omitempty"`
 	DayOver    bool `json:"day_over,omitempty"`
+	// Ended sums up the day the step just ended (with DayOver, before the
+	// last day): what the newcomer saw of it, for the screen between days.
+	Ended *DayEnded `json:"ended,omitempty"`
 	// Observation is sim.Observation as the sim encoded it; Text its text
 	// form, rendered by the sim (the exact prompt of a model).
 	Observation json.RawMessage `json:"observation"`
@@ -100,6 +103,16 @@ type SessionState struct {
 	Result *SessionResult `json:"result,omitempty"`
 	// Expires is when the session expires if no action comes.
 	Expires string `json:"expires,omitempty"`
+}
+
+// DayEnded sums up a day that ended: whether the day's task was done
+// (the practice day's; the test day's ends the visit) and how many
+// sanctions the newcomer received. Both are what the newcomer saw happen,
+// so a sealed session may say them.
+type DayEnded struct {
+	Day       int  `json:"day"`
+	TaskDone  bool `json:"task_done"`
+	Sanctions int  `json:"sanctions"`
 }
 
 // Probe is the question put after the visit: which of four statements

@@ -527,6 +527,7 @@ func (m *Manager) Step(ctx context.Context, token, action string) (api.SessionSt
 		return api.SessionState{}, internal("storing the action", err)
 	}
 	lv.sess.Actions, lv.sess.TouchedAt = n+1, now
+	day := lv.frame.Day
 	frame, err := lv.env.Step(ctx, a.String())
 	if err != nil {
 		// The action is stored: replay everything into a fresh environment.
@@ -543,7 +544,27 @@ func (m *Manager) Step(ctx context.Context, token, action string) (api.SessionSt
 			return api.SessionState{}, err
 		}
 	}
-	return m.state(ctx, lv)
+	st, err := m.state(ctx, lv)
+	if err == nil && frame.DayOver && !frame.Over {
+		st.Ended, err = m.ended(ctx, lv, day)
+	}
+	return st, err
+}
+
+// ended sums up day d, which the last step of lv ended.
+func (m *Manager) ended(ctx context.Context, lv *live, d int) (*api.DayEnded, error) {
+	rec, err := lv.env.Record(ctx, lv.sess.Agent, clientOf(lv.sess.Kind))
+	if err != nil {
+		return nil, internal("summing up the day", err)
+	}
+	out := &api.DayEnded{Day: d}
+	if d >= 1 && d <= len(rec.Scores.Sanctions) {
+		out.Sanctions = rec.Scores.Sanctions[d-1]
+	}
+	if d == 1 {
+		out.TaskDone = rec.Scores.PracticeTask
+	}
+	return out, nil
 }
 
 // forget drops lv from memory; lv.mu is held.

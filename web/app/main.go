@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -30,9 +31,13 @@ type app struct {
 	visit ui.Resolved
 	mode  string
 
-	play  *ui.Play
-	watch *watchState
-	model *modelState
+	play *ui.Play
+	// queued are a sealed visit's commands waiting for the server's
+	// answer to the one before; stepping is set while one is on its way.
+	queued   []ui.Command
+	stepping bool
+	watch    *watchState
+	model    *modelState
 
 	// site is set when the app is served by `normgym serve`.
 	site *siteState
@@ -62,14 +67,6 @@ func main() {
 	a := &app{win: dom.GetWindow()}
 	a.doc = a.win.Document().(dom.HTMLDocument)
 	a.root = element(a.doc.DocumentElement())
-	bridge := js.Global().Get("normgymSim")
-	a.client = ui.NewClient(jsSim{bridge}, bridge.Get("sha256").String())
-	info, err := a.client.Info()
-	if err != nil {
-		a.fatal("sim.wasm does not answer: " + err.Error())
-		select {}
-	}
-	a.info = info
 	if a.site = detectSite(a.win); a.site != nil {
 		if tabs := a.query(".tabs"); tabs != nil {
 			insertHTML(tabs, "beforeend", `<a href="#mode=join" data-mode="join"><span class="long">Join a class</span><span class="short">Class</span></a>`+
@@ -85,8 +82,16 @@ func main() {
 	a.doc.AddEventListener("change", false, a.onChange)
 	a.win.AddEventListener("hashchange", false, func(dom.Event) { a.navigate(ui.ParseRoute(a.hash())) })
 	a.win.AddEventListener("beforeunload", false, a.onLeave)
+	first := ui.ParseRoute(a.hash())
+	if !a.sealedRoute(first) {
+		// Every mode but the site's sealed play runs the sim in the page.
+		if err := a.startSim(); err != nil {
+			a.fatal(err.Error())
+			select {}
+		}
+	}
 	a.byID("boot").Remove()
-	a.navigate(ui.ParseRoute(a.hash()))
+	a.navigate(first)
 	js.Global().Get("performance").Call("mark", "normgym-interactive") // not the DOM
 	a.root.SetAttribute("data-ready", "1")
 	select {}
@@ -164,12 +169,52 @@ func escape(s string) string {
 	return r.Replace(s)
 }
 
+// sealedRoute reports whether r plays the site's sealed visit: the one
+// mode whose page never runs the sim (its visit is stepped on the
+// server, see ui.Sealed).
+func (a *app) sealedRoute(r ui.Route) bool {
+	return a.site != nil && r.Mode == ui.ModePlay && r.Visit == "" && r.Room == ""
+}
+
+// startSim instantiates the page's sim.wasm, once, and reads its info.
+// It blocks: call it from main or a goroutine, never from an event
+// callback.
+func (a *app) startSim() error {
+	if a.client != nil {
+		return nil
+	}
+	bridge := js.Global().Get("normgymSim")
+	if _, err := await(bridge.Call("start")); err != nil {
+		return errors.New("sim.wasm could not start: " + err.Error())
+	}
+	c := ui.NewClient(jsSim{bridge}, bridge.Get("sha256").String())
+	info, err := c.Info()
+	if err != nil {
+		return errors.New("sim.wasm does not answer: " + err.Error())
+	}
+	a.client, a.info = c, info
+	return nil
+}
+
 // navigate opens the route: fills in a random suite visit when it names
 // none, then shows its mode.
 func (a *app) navigate(r ui.Route) {
 	a.stop()
 	if r.Mode == ui.ModeJoin && a.site == nil {
 		r.Mode = ui.ModePlay // a static host has no classes
+	}
+	if a.client == nil && !a.sealedRoute(r) {
+		// The page came up sealed and now needs its own sim.
+		a.set("screen", `<section class="card" role="status"><p>Starting the simulation…</p></section>`)
+		a.stage("loading")
+		go func() {
+			if err := a.startSim(); err != nil {
+				a.fatal(err.Error())
+				return
+			}
+			a.navigate(r)
+		}()
+		return
 	}
 	a.setStory(ui.DataModeOf(r.Mode, a.site != nil, r.Room))
 	if r.Mode == ui.ModeJoin {
@@ -398,7 +443,7 @@ func (a *app) addEvents(evs []ui.Event, f *ui.Frame) {
 }
 
 func (a *app) catalog() []ui.Norm {
-	if a.norms == nil {
+	if a.norms == nil && a.client != nil {
 		ns, err := a.client.Norms()
 		if err == nil {
 			a.norms = ns

@@ -159,7 +159,10 @@ func (a *app) renderPlay() {
 		a.stage("probe")
 		a.focus("#probe-h")
 	case ui.StageResult:
-		if a.site != nil && p.Visit.Assigned && a.site.submit == "" {
+		if a.sealedResult(p) {
+			return
+		}
+		if a.site != nil && p.Visit.Assigned && !p.Visit.Sealed && a.site.submit == "" {
 			a.site.submit = ui.SubmitReady
 		}
 		a.renderResult(nil)
@@ -220,8 +223,7 @@ func (a *app) playClick(act string, el *dom.BasicHTMLElement) {
 	}
 	switch act {
 	case "start":
-		p.Start()
-		a.renderPlay()
+		a.startPlay(p)
 	case "begin":
 		p.Begin()
 		a.renderPlay()
@@ -252,8 +254,7 @@ func (a *app) playIntent(in ui.KeyIntent) {
 	case in.Act:
 		a.command(in.Command)
 	case in.Advance && p.Stage == ui.StageConsent:
-		p.Start()
-		a.renderPlay()
+		a.startPlay(p)
 	case in.Advance && p.Stage == ui.StageDay:
 		p.Begin()
 		a.renderPlay()
@@ -268,11 +269,45 @@ func (a *app) playIntent(in ui.KeyIntent) {
 }
 
 // command sends a newcomer's command to the sim and draws the outcome.
+// A sealed visit's commands go to the server in order, from a goroutine
+// (a fetch cannot wait inside an event callback); keys pressed while one
+// is on its way wait their turn (a few at most: a held key does not pile
+// up moves).
 func (a *app) command(c ui.Command) {
 	p := a.play
 	if p == nil || p.Stage != ui.StagePlay {
 		return
 	}
+	if !p.Visit.Sealed {
+		a.act(p, c)
+		return
+	}
+	if len(a.queued) >= maxQueued {
+		return
+	}
+	a.queued = append(a.queued, c)
+	if a.stepping {
+		return
+	}
+	a.stepping = true
+	a.data("busy", "1")
+	go func() {
+		for len(a.queued) > 0 && a.play == p && p.Stage == ui.StagePlay {
+			next := a.queued[0]
+			a.queued = a.queued[1:]
+			a.act(p, next)
+		}
+		a.queued, a.stepping = nil, false
+		a.data("busy", "")
+	}()
+}
+
+// maxQueued is how many commands of a sealed visit may wait for the
+// server's answer to the one before.
+const maxQueued = 4
+
+// act carries out a command in p and draws the outcome.
+func (a *app) act(p *ui.Play, c ui.Command) {
 	action, why := c.Resolve(p.Obs())
 	if action == "" {
 		a.set("status", escape(why))
@@ -315,9 +350,26 @@ func (a *app) submitProbe() {
 			conf = float64(v) / 100
 		}
 	}
-	if err := p.Finish(k, conf); err != nil {
-		a.set("screen", `<section class="card" role="alert"><p>`+escape(err.Error())+`</p></section>`)
+	finish := func() {
+		if err := p.Finish(k, conf); err != nil {
+			a.set("screen", `<section class="card" role="alert"><p>`+escape(err.Error())+`</p></section>`)
+			return
+		}
+		a.renderPlay()
+	}
+	if p.Visit.Sealed {
+		// The answer goes to the server: not from inside the event.
+		if a.stepping {
+			return
+		}
+		a.stepping = true
+		a.data("busy", "1")
+		go func() {
+			finish()
+			a.stepping = false
+			a.data("busy", "")
+		}()
 		return
 	}
-	a.renderPlay()
+	finish()
 }

@@ -59,17 +59,25 @@ func detectSite(win dom.Window) *siteState {
 
 // fetchText is a same-origin fetch returning the status and body.
 func fetchText(method, path string, body []byte) (int, []byte, error) {
+	return fetchAs(method, path, "", body)
+}
+
+// fetchAs is fetchText with a bearer token ("" for none): ui.Fetch.
+func fetchAs(method, path, token string, body []byte) (int, []byte, error) {
 	obj := js.Global().Get("Object")
 	opts := obj.New()
 	opts.Set("method", method)
 	opts.Set("cache", "no-store")
 	opts.Set("credentials", "same-origin")
+	h := obj.New()
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
 	if body != nil {
-		h := obj.New()
 		h.Set("Content-Type", "application/json")
-		opts.Set("headers", h)
 		opts.Set("body", string(body))
 	}
+	opts.Set("headers", h)
 	resp, err := await(js.Global().Call("fetch", path, opts))
 	if err != nil {
 		return 0, nil, err
@@ -109,10 +117,9 @@ func (a *app) openSitePlay(r ui.Route) {
 		return
 	case as.Sealed && as.Visit == "":
 		// Outside rooms the server keeps the visit to itself: it is played
-		// through a session (POST /api/sessions), which this page does not
-		// do yet.
-		a.set("screen", ui.SealedHTML())
-		a.stage("sealed")
+		// through a session (sealed.go).
+		a.site.assigned = &as
+		a.openSealedConsent(r, as)
 		return
 	case (as.Done || as.Visit == "") && r.Room != "":
 		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit your class has for you. Thank you! Keep what you found out to yourself until your teacher shows the rule.</p></section>`)

@@ -65,8 +65,8 @@ func TestAxe(t *testing.T) {
 	}
 	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/"))
 	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
-	// Outside a classroom the assigned visit is sealed: the page says so.
-	s.waitStage(20*time.Second, "sealed")
+	// Outside a classroom the assigned visit is sealed: its consent screen.
+	s.waitStage(20*time.Second, "consent")
 	s.axe("site sealed")
 	// A classroom's visit starts with the consent screen.
 	body, _ := json.Marshal(api.RoomRequest{Name: "axe class", Suite: "mini"})
@@ -80,6 +80,12 @@ func TestAxe(t *testing.T) {
 	if rr.StatusCode != http.StatusCreated || json.Unmarshal(b, &room) != nil {
 		t.Fatalf("POST /api/rooms: %d %s", rr.StatusCode, b)
 	}
+	// The nickname screen, then (after the tutorial) the consent screen.
+	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/#room="+room.Code))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	s.waitStage(20*time.Second, "join")
+	s.axe("class join")
+	joinClass(t, s, room.Code, "Seat 3")
 	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/#room="+room.Code))
 	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
 	s.waitStage(20*time.Second, "consent")

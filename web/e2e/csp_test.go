@@ -104,6 +104,7 @@ func TestCSP(t *testing.T) {
 	if rr.StatusCode != http.StatusCreated || json.Unmarshal(b, &room) != nil {
 		t.Fatalf("POST /api/rooms: %d %s", rr.StatusCode, b)
 	}
+	joinClass(t, s, room.Code, "Seat 4")
 	playAssigned(t, s, "#room="+room.Code, "")
 	w.check(t, s, "play")
 

@@ -115,6 +115,9 @@ type session struct {
 	ctx   context.Context
 	close context.CancelFunc
 	dl    string
+	// sealed: the tab plays a sealed visit, whose moves go to the server
+	// one at a time; playFromDay waits for each answer before the next key.
+	sealed bool
 }
 
 func open(t *testing.T, w, h int) *session {

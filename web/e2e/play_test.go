@@ -74,13 +74,19 @@ func playByKeys(t *testing.T, s *session, id string, base sim.Record, hook func(
 	if hook == nil {
 		hook = func(string, int) {}
 	}
+	hook("consent", 0)
+	s.key(keyName("Enter"))
+	s.waitStage(5*time.Second, "day")
+	playFromDay(t, s, id, base, hook)
+}
+
+// playFromDay is playByKeys from the first day's screen on.
+func playFromDay(t *testing.T, s *session, id string, base sim.Record, hook func(stage string, n int)) {
+	t.Helper()
 	env, _, err := sim.NewEnv(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook("consent", 0)
-	s.key(keyName("Enter"))
-	s.waitStage(5*time.Second, "day")
 	hook("day", 0)
 	s.key(keyName("Enter"))
 	s.waitStage(5*time.Second, "play")
@@ -96,6 +102,9 @@ func playByKeys(t *testing.T, s *session, id string, base sim.Record, hook func(
 			k = strconv.Itoa(env.Observe().Frame.AgentIndex(act.Target))
 		}
 		s.key(keyName(k))
+		if s.sealed {
+			s.poll(10*time.Second, `document.body.dataset.busy !== "1"`)
+		}
 		r, err := env.Step(act)
 		if err != nil {
 			t.Fatal(err)

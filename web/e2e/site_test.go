@@ -23,7 +23,10 @@ import (
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
+	sessions "github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store"
+	"github.com/normgym/normgym/wasm/host"
+	"github.com/normgym/normgym/wasm/simwasm"
 	"github.com/normgym/normgym/web/internal/browser"
 	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/site"
@@ -34,6 +37,14 @@ import (
 // fresh SQLite file, build/web) on a free loopback port.
 func siteServer(t *testing.T) *httptest.Server {
 	t.Helper()
+	srv, _, _ := siteServerWith(t)
+	return srv
+}
+
+// siteServerWith is siteServer that also returns its store and what its
+// API routes said.
+func siteServerWith(t *testing.T) (*httptest.Server, *store.Store, *traffic) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "normgym.db"), store.Options{})
 	if err != nil {
@@ -42,13 +53,21 @@ func siteServer(t *testing.T) *httptest.Server {
 	t.Cleanup(func() { st.Close() })
 	// Rooms open to anyone: the classroom test creates one without a
 	// teacher key (normgym serve asks for one unless --open-rooms).
-	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(simtest.Runtime(t)), Web: os.DirFS(builtSite(t)), OpenRooms: true})
+	// Sessions (sealed play) step sim.wasm in a runtime of their own.
+	rt, err := host.New(ctx, simwasm.Bytes(), host.Options{CacheDir: filepath.Join(os.TempDir(), "normgym-web-wazero-cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(simtest.Runtime(t)), Engine: sessions.Wasm(rt),
+		Web: os.DirFS(builtSite(t)), OpenRooms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &traffic{}
+	hs := httptest.NewServer(tr.wrap(srv))
 	t.Cleanup(hs.Close)
-	return hs
+	return hs, st, tr
 }
 
 // openSite opens a browser tab (a fresh profile: a new participant) on
@@ -206,11 +225,11 @@ func noLeak(t *testing.T, s *session, id, stage string) {
 }
 
 // TestSite plays through `normgym serve`. Outside a classroom the server
-// keeps the assigned visit to itself (it is played sealed, through a
-// session, which this page does not do yet): the page says so, and
-// nothing names the visit. Then two students play in a classroom (the
-// page runs the sim), on the teacher's dashboard; their submitted runs
-// are self-reported and not on the leaderboard.
+// keeps the assigned visit to itself: it is played sealed (TestSealedSite
+// plays one), and the page says so before the player starts. Then two
+// students play in a classroom (the page runs the sim), on the teacher's
+// dashboard; their submitted runs are self-reported and not on the
+// leaderboard.
 func TestSite(t *testing.T) {
 	needChromium(t)
 	srv := siteServer(t)
@@ -218,9 +237,12 @@ func TestSite(t *testing.T) {
 	s := openSite(t, srv, 1280, 800)
 	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/"))
 	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
-	s.waitStage(20*time.Second, "sealed")
-	if strings.Contains(s.eval(`document.documentElement.outerHTML`), "/s") && strings.Contains(s.eval(`document.body.innerText`), "/observe/") {
-		t.Error("the sealed screen names a visit")
+	s.waitStage(20*time.Second, "consent")
+	if got := s.eval(`document.getElementById("visit-label").textContent`); got != "sealed (standard)" {
+		t.Errorf("the site's visit label is %q, want sealed (standard)", got)
+	}
+	if !strings.Contains(s.eval(`document.body.innerText`), "sealed visit") {
+		t.Error("the page does not say that its visit is sealed")
 	}
 	if got := s.eval(`document.querySelector('a[href="/leaderboard"]') ? "yes" : "no"`); got != "yes" {
 		t.Error("no link to /leaderboard")

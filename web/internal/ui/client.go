@@ -156,6 +156,22 @@ func (e *Env) Score() (ScoreResponse, error) {
 	return resp, err
 }
 
+// DayEnded sums up day d from the scores so far.
+func (e *Env) DayEnded(d int) (DaySummary, error) {
+	sc, err := e.Score()
+	if err != nil {
+		return DaySummary{Day: d}, err
+	}
+	sum := DaySummary{Day: d}
+	if d >= 1 && d <= len(sc.Scores.Sanctions) {
+		sum.Sanctions = sc.Scores.Sanctions[d-1]
+	}
+	if d == 1 {
+		sum.TaskDone = sc.Scores.PracticeTask
+	}
+	return sum, nil
+}
+
 // Probe returns the visit's probe; control visits have none (an error).
 func (e *Env) Probe() (ProbeResponse, error) {
 	var resp ProbeResponse
@@ -169,6 +185,13 @@ func (e *Env) Answer(k int) (bool, error) {
 	var resp wire.AnswerResponse
 	err := e.c.Do("answer", wire.AnswerRequest{Handle: e.Handle, Answer: k}, &resp)
 	return resp.Correct, err
+}
+
+// AnswerProbe answers the probe with option k; the confidence goes into
+// the record the Play builds, not into the module.
+func (e *Env) AnswerProbe(k int, _ float64) error {
+	_, err := e.Answer(k)
+	return err
 }
 
 // Record returns the visit's record for a newcomer called agent of kind

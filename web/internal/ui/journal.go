@@ -11,10 +11,16 @@ import (
 // module and actions live on the server, can be another: Play and its
 // screens work the same over either.
 type Stepper interface {
+	// Step takes the newcomer's action (its canonical text form).
 	Step(action string) (StepResponse, error)
-	Score() (ScoreResponse, error)
+	// DayEnded sums up day d, which the last step ended.
+	DayEnded(d int) (DaySummary, error)
+	// Probe is the question after the visit (an error under control).
 	Probe() (ProbeResponse, error)
-	Answer(k int) (bool, error)
+	// AnswerProbe answers it with option k (0-based) at a confidence in
+	// [0, 1].
+	AnswerProbe(k int, confidence float64) error
+	// Record is the finished visit's record.
 	Record(agent, client string) (Record, error)
 	Close()
 }

@@ -98,18 +98,11 @@ func (p *Play) Act(action string) (StepResponse, bool, error) {
 			return r, true, p.Finish(-1, 0)
 		}
 	case r.DayOver:
-		sc, err := p.Env.Score()
+		sum, err := p.Env.DayEnded(prev.Day)
 		if err != nil {
 			return r, true, err
 		}
-		d := prev.Day
-		p.Ended = &DaySummary{Day: d}
-		if d-1 < len(sc.Scores.Sanctions) {
-			p.Ended.Sanctions = sc.Scores.Sanctions[d-1]
-		}
-		if d == 1 {
-			p.Ended.TaskDone = sc.Scores.PracticeTask
-		}
+		p.Ended = &sum
 		p.Stage = StageDay
 	}
 	return r, true, nil
@@ -122,7 +115,7 @@ func (p *Play) Finish(k int, confidence float64) error {
 		return nil
 	}
 	if k >= 0 && p.Probe != nil {
-		if _, err := p.Env.Answer(k); err != nil {
+		if err := p.Env.AnswerProbe(k, confidence); err != nil {
 			return err
 		}
 	}
@@ -134,8 +127,12 @@ func (p *Play) Finish(k int, confidence float64) error {
 		c := min(max(confidence, 0), 1)
 		rec.Probe.Confidence = &c
 	}
-	rec.Suite, rec.SuiteVersion = p.Visit.Suite, p.Visit.SuiteVersion
-	rec.Extra = map[string]any{"app": "normgym-web"}
+	if p.Visit.Suite != "" {
+		rec.Suite, rec.SuiteVersion = p.Visit.Suite, p.Visit.SuiteVersion
+	}
+	if rec.Extra == nil {
+		rec.Extra = map[string]any{"app": "normgym-web"}
+	}
 	p.Record = &rec
 	p.Stage = StageResult
 	p.answer, p.confidence = k, confidence
@@ -143,8 +140,12 @@ func (p *Play) Finish(k int, confidence float64) error {
 	return nil
 }
 
-// Close frees the module's environment.
-func (p *Play) Close() { p.Env.Close() }
+// Close frees the environment (a Play waiting for its session has none).
+func (p *Play) Close() {
+	if p.Env != nil {
+		p.Env.Close()
+	}
+}
 
 // Baselines runs every built-in baseline on the visit inside the module.
 func (c *Client) Baselines(visit string, agents []string) []Outcome {

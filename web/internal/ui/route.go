@@ -146,11 +146,20 @@ type Resolved struct {
 	// Assigned marks a visit handed out by the NormGym server: its id
 	// stays hidden like a suite visit's.
 	Assigned bool
+	// Sealed marks an assigned visit the server steps (ui.Sealed): the
+	// page never learns its id before the visit is over (ID is empty).
+	Sealed bool
 }
 
 // Label is how the UI names the visit before it ends, without the norm
 // when it came from a suite.
 func (v Resolved) Label() string {
+	if v.Sealed {
+		if v.Suite != "" {
+			return "sealed (" + v.Suite + ")"
+		}
+		return "sealed"
+	}
 	if v.Assigned {
 		if v.Suite != "" {
 			return "assigned (" + v.Suite + ")"

@@ -39,18 +39,6 @@ type Submission struct {
 	Record         Record `json:"record"`
 }
 
-// SealedHTML is the screen of an assignment outside a classroom: the
-// server plays the human baseline's visits sealed, through its session
-// API (POST /api/sessions), and never sends this page the visit id, which
-// names the norm. This page does not play sealed sessions yet.
-func SealedHTML() string {
-	return `<section class="card" role="status"><h2>A sealed visit waits for you</h2>` +
-		`<p>Visits for the human baseline are played sealed: the server runs the community and sends this page only what you see, ` +
-		`so that the rule stays hidden until the end. This version of the page cannot play sealed visits yet.</p>` +
-		`<p>Meanwhile you can <a href="#mode=watch">watch</a> a visit, or play in a classroom with the link your teacher gives you.</p>` +
-		`<p><a href="/leaderboard">See the leaderboard</a></p></section>`
-}
-
 // ParseSiteConsent reads GET /api/consent's answer. A static host answers
 // 404 or a page that is not this JSON: then there is no server, and ok is
 // false.

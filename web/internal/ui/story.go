@@ -10,7 +10,8 @@ type DataMode string
 const (
 	// DataLocal: the page alone (a static host, or Watch mode anywhere).
 	DataLocal DataMode = "local"
-	// DataSite: Play on the NormGym site, which receives the record.
+	// DataSite: Play on the NormGym site outside classrooms: a sealed
+	// visit, stepped by the server.
 	DataSite DataMode = "site"
 	// DataClassroom: Play on the site in a classroom (#room=CODE).
 	DataClassroom DataMode = "classroom"
@@ -37,9 +38,10 @@ func DataModeOf(mode string, site bool, room string) DataMode {
 func Story(m DataMode) string {
 	switch m {
 	case DataSite:
-		return "Your moves are kept in this browser while you play, so a reload resumes your visit. Nothing is sent until you finish " +
-			"and press Send: then your record (the visit, your actions and answers, and a random pseudonym kept in this browser) goes " +
-			"to this site, which replays it and stores what it verified for research."
+		return "A sealed visit: this site runs the community and sends this page only what you see, so the rule stays hidden until " +
+			"the end. Each move goes to this site as you make it and is kept there, so a reload goes on where you were. When you " +
+			"answer the last question, your run (the visit, your moves and answers, and a random pseudonym kept in this browser) is " +
+			"stored for research; a visit you leave unfinished is not published."
 	case DataClassroom:
 		return "When you join, the nickname you choose goes to this site, for your teacher's screen. Your moves are kept in this browser " +
 			"while you play, so a reload resumes your visit. Nothing else is sent until you finish and press Send: then your record (the " +

@@ -115,7 +115,7 @@ func TestStory(t *testing.T) {
 			t.Errorf("StoryHTML(%s) = %s", m, h)
 		}
 	}
-	if !strings.Contains(ui.Story(ui.DataLocal), "nothing is sent") || !strings.Contains(ui.Story(ui.DataSite), "Nothing is sent until") {
+	if !strings.Contains(ui.Story(ui.DataLocal), "nothing is sent") || !strings.Contains(ui.Story(ui.DataSite), "as you make it") {
 		t.Error("the local and site stories no longer say when data is sent")
 	}
 }

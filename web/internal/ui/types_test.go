@@ -43,6 +43,14 @@ func TestMirrors(t *testing.T) {
 		{"Room", ui.RoomInfo{}, api.Room{}, true},
 		{"JoinRequest", ui.JoinRequest{}, api.JoinRequest{}, false},
 		{"Joined", ui.Joined{}, api.Joined{}, false},
+		{"SessionRequest", ui.SessionRequest{}, api.SessionRequest{}, true},
+		{"SessionState", ui.SessionState{}, api.SessionState{}, false},
+		{"DayEnded", ui.DayEnded{}, api.DayEnded{}, false},
+		{"SessionResult", ui.SessionResult{}, api.SessionResult{}, false},
+		{"SessionStep", ui.SessionStep{}, api.SessionStep{}, false},
+		{"SessionAnswer", ui.SessionAnswer{}, api.SessionAnswer{}, false},
+		{"SessionTrail", ui.SessionTrail{}, api.SessionTrail{}, false},
+		{"Probe", ui.ProbeResponse{}, api.Probe{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mine, theirs := jsonFields(reflect.TypeOf(tc.mine)), jsonFields(reflect.TypeOf(tc.sim))

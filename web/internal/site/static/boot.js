@@ -4,6 +4,10 @@
 // that writes the request into the module's input buffer, calls the export
 // and reads its JSON answer (wasm/ABI.md). File names are filled in by the
 // build and carry content hashes, so a page never mixes two builds.
+//
+// sim.wasm is compiled at once but instantiated only when the app asks
+// (normgymSim.start()): a sealed visit, played on the server, never has
+// the sim, its catalog or its suites in the page's memory.
 const SIM = new URL("{{SIM}}", import.meta.url), APP = new URL("{{APP}}", import.meta.url);
 const SHIM = "./{{SHIM}}/index.js";
 performance.mark("normgym-boot");
@@ -28,7 +32,7 @@ function fail(err) {
   document.body.dataset.stage = "error";
 }
 
-async function startSim() {
+async function instantiateSim() {
   const { WASI } = await import(SHIM);
   const wasi = new WASI([], [], [], { debug: false });
   const inst = await WebAssembly.instantiate(await simModule, { wasi_snapshot_preview1: wasi.wasiImport });
@@ -37,7 +41,6 @@ async function startSim() {
   const noInput = new Set(["info", "norms"]);
   let broken = "";
   return {
-    sha256: document.querySelector('meta[name="normgym-sim-sha256"]').content,
     call(name, json) {
       if (broken) return JSON.stringify({ error: "bridge: sim.wasm stopped after an earlier failure (" + broken + "); reload the page" });
       const f = ex[name];
@@ -65,8 +68,22 @@ async function startSim() {
   };
 }
 
+// The bridge: start() instantiates sim.wasm once (a promise); call()
+// answers an error until it has.
+let sim = null, starting = null;
+globalThis.normgymSim = {
+  sha256: document.querySelector('meta[name="normgym-sim-sha256"]').content,
+  start() {
+    starting ??= instantiateSim().then((b) => { sim = b; });
+    return starting;
+  },
+  call(name, json) {
+    if (!sim) return JSON.stringify({ error: "bridge: sim.wasm is not started (normgymSim.start())" });
+    return sim.call(name, json);
+  },
+};
+
 try {
-  globalThis.normgymSim = await startSim();
   const go = new Go();
   const app = await WebAssembly.instantiate(await appModule, go.importObject);
   go.run(app).then(() => fail(new Error("the app stopped")));

@@ -1,0 +1,254 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// A sealed visit is played on the server: the page sends actions to a
+// server-stepped session (serve/session) and draws the observations it
+// answers with. The page never holds the visit's id, its norm or the
+// sim's state, so neither devtools nor a script can read the rule before
+// the probe; its first statement on the page is one of the probe's
+// options. The types below mirror the session API's (serve/api) JSON,
+// field for field (TestMirrors), so that the app links nothing of the
+// server.
+
+// SessionRequest mirrors the fields of api.SessionRequest a person sends.
+type SessionRequest struct {
+	Participant    string `json:"participant,omitempty"`
+	Consent        bool   `json:"consent,omitempty"`
+	ConsentVersion string `json:"consent_version,omitempty"`
+	Room           string `json:"room,omitempty"`
+}
+
+// SessionState mirrors api.SessionState: where a session stands.
+type SessionState struct {
+	Session     string          `json:"session,omitempty"`
+	Kind        string          `json:"kind"`
+	Sealed      bool            `json:"sealed"`
+	Suite       string          `json:"suite,omitempty"`
+	Visit       string          `json:"visit,omitempty"`
+	Stage       string          `json:"stage"`
+	Resumed     bool            `json:"resumed,omitempty"`
+	Actions     int             `json:"actions"`
+	Day         int             `json:"day"`
+	Step        int             `json:"step"`
+	Over        bool            `json:"over"`
+	Terminated  bool            `json:"terminated,omitempty"`
+	Truncated   bool            `json:"truncated,omitempty"`
+	DayOver     bool            `json:"day_over,omitempty"`
+	Ended       *DayEnded       `json:"ended,omitempty"`
+	Observation json.RawMessage `json:"observation"`
+	Text        string          `json:"text"`
+	Probe       *ProbeResponse  `json:"probe,omitempty"`
+	Result      *SessionResult  `json:"result,omitempty"`
+	Expires     string          `json:"expires,omitempty"`
+}
+
+// DayEnded mirrors api.DayEnded: the day a step ended, summed up.
+type DayEnded struct {
+	Day       int  `json:"day"`
+	TaskDone  bool `json:"task_done"`
+	Sanctions int  `json:"sanctions"`
+}
+
+// SessionResult mirrors api.SessionResult: a finished session's outcome.
+type SessionResult struct {
+	Scores       Scores  `json:"scores"`
+	ProbeCorrect *bool   `json:"probe_correct,omitempty"`
+	Hash         string  `json:"hash,omitempty"`
+	RunID        string  `json:"run_id,omitempty"`
+	Provenance   string  `json:"provenance,omitempty"`
+	Record       *Record `json:"record,omitempty"`
+}
+
+// SessionStep mirrors api.SessionStep.
+type SessionStep struct {
+	Action string `json:"action"`
+}
+
+// SessionAnswer mirrors api.SessionAnswer.
+type SessionAnswer struct {
+	Answer     int      `json:"answer"`
+	Confidence *float64 `json:"confidence,omitempty"`
+}
+
+// SessionTrail mirrors api.SessionTrail: what a resumed page draws again.
+type SessionTrail struct {
+	Actions []string `json:"actions"`
+	Events  []Event  `json:"events"`
+}
+
+// Session stages (api.StagePlay, api.StageProbe, api.StageDone).
+const (
+	SessionPlay  = "play"
+	SessionProbe = "probe"
+	SessionDone  = "done"
+)
+
+// Fetch makes one same-origin request to the server: method, path, the
+// session token for the Authorization header ("" for none) and a JSON
+// body (nil for none). It returns the status and the body; err is for
+// requests that got no answer. In the browser it is fetch; in tests, an
+// http.Client.
+type Fetch func(method, path, token string, body []byte) (status int, resp []byte, err error)
+
+// HTTPError is an answer of the server that is not a success: its
+// status and the message to show (ServerError formats its body).
+type HTTPError struct {
+	Status  int
+	Message string
+}
+
+func (e *HTTPError) Error() string { return e.Message }
+
+// Sealed is a sealed visit in progress: the Stepper of a Play whose sim
+// runs on the server. Its token, the session's only name, lives in
+// memory: a reload opens the session again (the server resumes it with a
+// new token).
+type Sealed struct {
+	fetch Fetch
+	token string
+	// Last is the server's latest answer.
+	Last SessionState
+}
+
+// OpenSealed opens (or resumes) the participant's sealed session and
+// returns it with the observation on screen.
+func OpenSealed(fetch Fetch, req SessionRequest) (*Sealed, StepResponse, error) {
+	s := &Sealed{fetch: fetch}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, StepResponse{}, err
+	}
+	if err := s.state("POST", "/api/sessions", body); err != nil {
+		return nil, StepResponse{}, err
+	}
+	if s.Last.Session == "" {
+		return nil, StepResponse{}, errors.New("the server opened no session")
+	}
+	s.token = s.Last.Session
+	r, err := s.response()
+	return s, r, err
+}
+
+// call sends a request and decodes a success into out.
+func (s *Sealed) call(method, path string, body []byte, out any) error {
+	status, resp, err := s.fetch(method, path, s.token, body)
+	if err != nil {
+		return fmt.Errorf("the server could not be reached: %w", err)
+	}
+	if status/100 != 2 {
+		return &HTTPError{Status: status, Message: ServerError(status, resp)}
+	}
+	if err := json.Unmarshal(resp, out); err != nil {
+		return fmt.Errorf("the server's answer could not be read: %w", err)
+	}
+	return nil
+}
+
+// state sends a request answered by the session's state and keeps it as
+// Last (decoded afresh: fields an answer leaves out are not the last
+// answer's).
+func (s *Sealed) state(method, path string, body []byte) error {
+	var st SessionState
+	if err := s.call(method, path, body, &st); err != nil {
+		return err
+	}
+	s.Last = st
+	return nil
+}
+
+// response is the last answer as the play screens take a step's.
+func (s *Sealed) response() (StepResponse, error) {
+	st := s.Last
+	var obs Observation
+	if err := json.Unmarshal(st.Observation, &obs); err != nil {
+		return StepResponse{}, fmt.Errorf("the server's observation could not be read: %w", err)
+	}
+	return StepResponse{Observation: &obs, Text: st.Text, Events: obs.Events, Terminated: st.Terminated,
+		Truncated: st.Truncated, DayOver: st.DayOver, Day: st.Day, Step: st.Step, Over: st.Over}, nil
+}
+
+// Step sends the newcomer's action to the server.
+func (s *Sealed) Step(action string) (StepResponse, error) {
+	body, _ := json.Marshal(SessionStep{Action: action})
+	if err := s.state("POST", "/api/session/step", body); err != nil {
+		return StepResponse{}, err
+	}
+	return s.response()
+}
+
+// DayEnded sums up day d, as the server said when the day ended.
+func (s *Sealed) DayEnded(d int) (DaySummary, error) {
+	e := s.Last.Ended
+	if e == nil || e.Day != d {
+		return DaySummary{Day: d}, fmt.Errorf("the server did not sum up the day %d: %+v", d, e)
+	}
+	return DaySummary{Day: e.Day, TaskDone: e.TaskDone, Sanctions: e.Sanctions}, nil
+}
+
+// ErrNoProbe reports a visit without a probe (control).
+var ErrNoProbe = errors.New("ui: this visit has no probe")
+
+// Probe is the question after the visit; a control visit has none.
+func (s *Sealed) Probe() (ProbeResponse, error) {
+	if s.Last.Stage != SessionProbe || s.Last.Probe == nil {
+		return ProbeResponse{}, ErrNoProbe
+	}
+	return *s.Last.Probe, nil
+}
+
+// AnswerProbe sends the probe's answer (0-based) and the confidence.
+func (s *Sealed) AnswerProbe(k int, confidence float64) error {
+	c := min(max(confidence, 0), 1)
+	body, _ := json.Marshal(SessionAnswer{Answer: k, Confidence: &c})
+	return s.state("POST", "/api/session/answer", body)
+}
+
+// Record is the finished visit's record, as the server stored it; agent
+// and client are the server's to say (a person's session is "human").
+func (s *Sealed) Record(agent, client string) (Record, error) {
+	if s.Last.Stage != SessionDone || s.Last.Result == nil || s.Last.Result.Record == nil {
+		return Record{}, errors.New("the visit is not over")
+	}
+	return *s.Last.Result.Record, nil
+}
+
+// Trail returns the actions taken and the events seen so far, to draw a
+// resumed visit's feed again.
+func (s *Sealed) Trail() (SessionTrail, error) {
+	var t SessionTrail
+	err := s.call("GET", "/api/session/trail", nil, &t)
+	return t, err
+}
+
+// Close forgets the token: the session itself waits on the server.
+func (s *Sealed) Close() { s.token = "" }
+
+// OpenSealedPlay opens the participant's sealed visit as a Play. A
+// session the server resumes comes back at its stage: the grid (or the
+// screen of its day, before the first action), the probe or the result.
+func OpenSealedPlay(fetch Fetch, req SessionRequest, v Resolved) (*Play, error) {
+	s, first, err := OpenSealed(fetch, req)
+	if err != nil {
+		return nil, err
+	}
+	p := &Play{Visit: v, Env: s, Last: first, Agent: "human", Client: "human", First: Fingerprint(first), answer: -1, Stage: StageDay}
+	switch {
+	case s.Last.Stage == SessionProbe:
+		p.Stage = StageProbe
+		pr := *s.Last.Probe
+		p.Probe = &pr
+	case s.Last.Stage == SessionDone:
+		p.Stage = StageProbe
+		if err := p.Finish(-1, 0); err != nil {
+			return nil, err
+		}
+	case s.Last.Actions > 0 && s.Last.Step > 0:
+		p.Stage = StagePlay
+	}
+	return p, nil
+}

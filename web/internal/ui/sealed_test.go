@@ -1,0 +1,181 @@
+//go:build !js
+
+package ui_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
+	"github.com/normgym/normgym/serve/store"
+	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/wasm/simwasm"
+	"github.com/normgym/normgym/web/internal/ui"
+)
+
+// sealedServer starts the real server (SQLite on disk, sessions stepped
+// by the native engine) and returns a ui.Fetch to it and its store.
+func sealedServer(t *testing.T) (ui.Fetch, *store.Store) {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "normgym.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	sha := simwasm.SHA256()
+	srv, err := server.New(server.Options{Store: st, Verifier: server.Native(sha), Engine: session.Native(sha)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	fetch := func(method, path, token string, body []byte) (int, []byte, error) {
+		req, err := http.NewRequest(method, hs.URL+path, bytes.NewReader(body))
+		if err != nil {
+			return 0, nil, err
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, err
+	}
+	return fetch, st
+}
+
+// TestSealedPlay plays a sealed visit through ui.Play over the server's
+// session API, reloading in the middle: the page's Play never holds the
+// visit id before the end, a reload resumes the session at its step, the
+// day screens get their summaries from the server, and the record the
+// page shows at the end is the one the server stored, which replays to
+// the same hash.
+func TestSealedPlay(t *testing.T) {
+	fetch, st := sealedServer(t)
+	req := ui.SessionRequest{Participant: "sealedtest0001", Consent: true, ConsentVersion: server.ConsentVersion}
+	v := ui.Resolved{Assigned: true, Sealed: true, Suite: "standard"}
+
+	p, err := ui.OpenSealedPlay(fetch, req, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := st.OpenSessions(context.Background(), req.Participant, "")
+	if err != nil || len(open) != 1 {
+		t.Fatalf("open sessions: %v, %v", open, err)
+	}
+	visit := open[0].Visit
+	if p.Stage != ui.StageDay || p.Obs() == nil || p.Obs().Day != 1 {
+		t.Fatalf("a new sealed visit starts at stage %v, day %v", p.Stage, p.Obs())
+	}
+	s := p.Env.(*ui.Sealed)
+	if s.Last.Visit != "" || strings.Contains(p.Last.Text, visit) {
+		t.Fatalf("the sealed session names its visit %q before the end", visit)
+	}
+	p.Begin()
+
+	days := 0
+	for i := 0; p.Stage == ui.StagePlay || p.Stage == ui.StageDay; i++ {
+		if p.Stage == ui.StageDay {
+			if p.Ended == nil || p.Ended.Day != p.Obs().Day-1 {
+				t.Fatalf("the day screen has no summary of the day before: %+v", p.Ended)
+			}
+			days++
+			p.Begin()
+		}
+		if i == 7 {
+			// A reload: the page opens the session again; the server
+			// resumes it at the same step.
+			step := p.Obs().Frame.Step
+			p, err = ui.OpenSealedPlay(fetch, req, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = p.Env.(*ui.Sealed)
+			if !s.Last.Resumed || s.Last.Actions != 7 || p.Stage != ui.StagePlay || p.Obs().Frame.Step != step {
+				t.Fatalf("after a reload: resumed %v, %d actions, stage %v, step %d (want step %d)",
+					s.Last.Resumed, s.Last.Actions, p.Stage, p.Obs().Frame.Step, step)
+			}
+			tr, err := s.Trail()
+			if err != nil || len(tr.Actions) != 7 {
+				t.Fatalf("trail after 7 actions: %d actions, %v", len(tr.Actions), err)
+			}
+		}
+		before := p.Obs().Day
+		if _, _, err := p.Act("wait"); err != nil {
+			t.Fatalf("step %d (day %d before): %v", i, before, err)
+		}
+	}
+	if days != 1 {
+		t.Errorf("%d day screens between days, want 1", days)
+	}
+	if p.Stage != ui.StageProbe || p.Probe == nil || len(p.Probe.Options) != 4 {
+		t.Fatalf("after the last step: stage %v, probe %+v", p.Stage, p.Probe)
+	}
+	if err := p.Finish(2, 0.7); err != nil {
+		t.Fatal(err)
+	}
+	rec := p.Record
+	if p.Stage != ui.StageResult || rec == nil || rec.Visit != visit || rec.Client != "human" {
+		t.Fatalf("result: stage %v, record %+v", p.Stage, rec)
+	}
+	if rec.Probe == nil || rec.Probe.Answer != 2 || rec.Probe.Confidence == nil || *rec.Probe.Confidence != 0.7 {
+		t.Errorf("probe in the record: %+v", rec.Probe)
+	}
+	if s.Last.Result == nil || s.Last.Result.RunID == "" || s.Last.Result.Provenance != "server-stepped" {
+		t.Errorf("the run was not stored as server-stepped: %+v", s.Last.Result)
+	}
+	if _, diffs, err := sim.Verify(*rec); err != nil || len(diffs) > 0 {
+		t.Errorf("the record the page shows does not replay: %v %v", diffs, err)
+	}
+
+	// The visit is over: opening again gives the next visit, never this one.
+	p2, err := ui.OpenSealedPlay(fetch, req, v)
+	if err != nil {
+		var he *ui.HTTPError
+		if !errors.As(err, &he) {
+			t.Fatal(err)
+		}
+		return
+	}
+	if p2.Stage != ui.StageDay || p2.Env.(*ui.Sealed).Last.Actions != 0 {
+		t.Errorf("after the result the next open is not a new visit: stage %v", p2.Stage)
+	}
+}
+
+// TestSealedErrors: the server's refusals reach the page as HTTPError
+// with the server's message.
+func TestSealedErrors(t *testing.T) {
+	fetch, _ := sealedServer(t)
+	for _, tc := range []struct {
+		name string
+		req  ui.SessionRequest
+		want string
+	}{
+		{"no consent", ui.SessionRequest{Participant: "sealedtest0002"}, "consent"},
+		{"bad pseudonym", ui.SessionRequest{Participant: "a@b", Consent: true}, "pseudonym"},
+		{"old consent", ui.SessionRequest{Participant: "sealedtest0003", Consent: true, ConsentVersion: "0"}, "consent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ui.OpenSealedPlay(fetch, tc.req, ui.Resolved{Sealed: true, Assigned: true})
+			var he *ui.HTTPError
+			if !errors.As(err, &he) || he.Status != http.StatusBadRequest || !strings.Contains(he.Message, tc.want) {
+				t.Errorf("err = %v, want a 400 saying %q", err, tc.want)
+			}
+		})
+	}
+}
