@@ -15,6 +15,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 )
@@ -86,7 +87,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	// A retry of a stored run needs no replay.
 	if prev, err := s.store.Run(ctx, sub.RunID); err == nil {
 		return s.answerExisting(w, prev, content)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, domain.ErrNotFound) {
 		return err
 	}
 	rec, err := s.check(r, &sub)
@@ -97,7 +98,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	// second `normgym run --submit` of the same records): nothing to store.
 	if prev, err := s.store.RunByTrajectory(ctx, sub.Participant, rec.Visit, rec.Hash); err == nil {
 		return s.answerSameTrajectory(w, prev)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, domain.ErrNotFound) {
 		return err
 	}
 	if err := s.checkNorm(ctx, sub.Participant, rec); err != nil {
@@ -107,10 +108,10 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run := Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
+	run := domain.Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
 		Room: sub.Room, ConsentVersion: ConsentVersion, Verifier: s.verify.Kind(), Provenance: api.ProvenanceSelfReported, Record: verified}
 	stored, created, err := s.store.PutRun(ctx, run)
-	if errors.Is(err, ErrNormPlayed) {
+	if errors.Is(err, domain.ErrNormPlayed) {
 		// Another run of this norm by the participant got in first.
 		if err := s.checkNorm(ctx, sub.Participant, verified); err != nil {
 			return err
@@ -133,7 +134,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 // the same trajectory of the visit as run prev: a duplicate, so that a
 // client that submits a run again under a fresh id stores nothing twice.
 // The answer's run_id is the stored one.
-func (s *Server) answerSameTrajectory(w http.ResponseWriter, prev Run) error {
+func (s *Server) answerSameTrajectory(w http.ResponseWriter, prev domain.Run) error {
 	return writeJSON(w, http.StatusOK, api.SubmitResponse{RunID: prev.RunID, Duplicate: true, Record: prev.Record})
 }
 
@@ -149,7 +150,7 @@ func (s *Server) checkNorm(ctx context.Context, participant string, rec sim.Reco
 		return errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 	}
 	prev, err := s.store.NormRun(ctx, participant, id.Norm, rec.Visit)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return err
@@ -159,7 +160,7 @@ func (s *Server) checkNorm(ctx context.Context, participant string, rec sim.Reco
 }
 
 // answerExisting answers a submission whose run id is stored.
-func (s *Server) answerExisting(w http.ResponseWriter, prev Run, content string) error {
+func (s *Server) answerExisting(w http.ResponseWriter, prev domain.Run, content string) error {
 	if prev.ContentSHA256 != content {
 		return errf("conflict", "run_id %s is already stored with different content: use a new random run_id for a new run", prev.RunID)
 	}
@@ -224,7 +225,7 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 	if _, err := sim.ParseVisitID(rec.Visit); err != nil {
 		return rec, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 	}
-	var room *Room
+	var room *domain.Room
 	if sub.Room != "" {
 		if sub.Participant == "" {
 			return rec, errf("invalid", "a run in a room needs a participant pseudonym")
@@ -350,7 +351,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if !api.ValidParticipant(p) {
 		return errf("invalid", "participant must be your pseudonym (8 to 64 letters, digits, '-' or '_')")
 	}
-	runs, err := s.store.Runs(r.Context(), RunFilter{Participant: p, Limit: 1000})
+	runs, err := s.store.Runs(r.Context(), domain.RunFilter{Participant: p, Limit: 1000})
 	if err != nil {
 		return err
 	}
@@ -361,7 +362,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, out)
 }
 
-func summarize(run Run) api.RunSummary {
+func summarize(run domain.Run) api.RunSummary {
 	rec := run.Record
 	sm := api.RunSummary{RunID: run.RunID, CreatedAt: run.CreatedAt, Room: run.Room, Visit: rec.Visit, World: rec.World,
 		Condition: rec.Condition, Agent: rec.Agent, Client: rec.Client, Task: rec.Scores.Task, Compliance: rec.Scores.Compliance,

@@ -1,7 +1,7 @@
 // Package server is NormGym's HTTP service: it verifies submitted runs by
 // replaying them, stores only what it recomputed, assigns visits to human
 // participants, serves the leaderboard, classrooms, the research export
-// and the web app. It keeps its data behind Storage (serve/store) and
+// and the web app. It keeps its data behind domain.Storage (serve/store) and
 // replays through a Verifier (the sim.wasm host, or the native core).
 //
 // The package never logs request bodies, query strings, tokens or client
@@ -26,6 +26,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/strictjson"
@@ -34,7 +35,7 @@ import (
 
 // Options configure a Server. Store and Verifier are required.
 type Options struct {
-	Store    Storage
+	Store    domain.Storage
 	Verifier Verifier
 	// Web is the built web app: the site embedded in the binary
 	// (web/dist), or a directory during development (os.DirFS). Without
@@ -97,7 +98,7 @@ type Options struct {
 // Server is the HTTP service. Create it with New; it is an http.Handler.
 type Server struct {
 	opts    Options
-	store   Storage
+	store   domain.Storage
 	verify  Verifier
 	log     *slog.Logger
 	now     func() time.Time

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 )
@@ -211,7 +212,7 @@ func (s *Server) humanSpec(r *http.Request, req *api.SessionRequest) (session.Sp
 	if req.Visit != "" || req.Suite != "" || req.Seed != nil || req.Agent != "" {
 		return session.Spec{}, errf("invalid", "a person plays the visit the server assigns: send participant, consent and (in a classroom) room only")
 	}
-	var room *Room
+	var room *domain.Room
 	if req.Room != "" {
 		rm, err := s.openRoom(r, req.Room)
 		if err != nil {
@@ -322,11 +323,11 @@ func (s *Server) storeSession(ctx context.Context, ss session.Session, rec sim.R
 		return "", err
 	}
 	sum := sha256.Sum256(body)
-	run := Run{RunID: session.RunID(ss), ContentSHA256: hex.EncodeToString(sum[:]), CreatedAt: s.now().UTC(),
+	run := domain.Run{RunID: session.RunID(ss), ContentSHA256: hex.EncodeToString(sum[:]), CreatedAt: s.now().UTC(),
 		Participant: ss.Participant, Room: ss.Room, ConsentVersion: ss.ConsentVersion, Verifier: verifier,
 		Provenance: api.ProvenanceStepped, Record: rec}
 	stored, _, err := s.store.PutRun(ctx, run)
-	if errors.Is(err, ErrNormPlayed) {
+	if errors.Is(err, domain.ErrNormPlayed) {
 		return "", &session.Error{Code: "conflict", Message: "you have met this visit's norm in another visit already: this run is not stored"}
 	}
 	if err != nil {

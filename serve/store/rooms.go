@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/domain"
 )
 
 // joinRoom adds a member, or changes a member's nickname, in one
@@ -19,13 +19,13 @@ WHERE (SELECT COUNT(*) FROM room_members WHERE room = ?) < ?
    OR EXISTS (SELECT 1 FROM room_members WHERE room = ? AND participant = ?)
 ON CONFLICT (room, participant) DO UPDATE SET nickname = excluded.nickname, nickname_key = excluded.nickname_key`
 
-// JoinRoom implements server.Storage.
-func (s *Store) JoinRoom(ctx context.Context, m server.Member, max int) error {
+// JoinRoom implements domain.Storage.
+func (s *Store) JoinRoom(ctx context.Context, m domain.Member, max int) error {
 	res, err := s.w.ExecContext(ctx, joinRoom, m.Room, m.Participant, m.Nickname, m.Key, m.JoinedAt.UnixMilli(),
 		m.Room, max, m.Room, m.Participant)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE constraint failed") {
-			return server.ErrExists
+			return domain.ErrExists
 		}
 		return fmt.Errorf("store: joining room %s: %w", m.Room, err)
 	}
@@ -34,13 +34,13 @@ func (s *Store) JoinRoom(ctx context.Context, m server.Member, max int) error {
 		return fmt.Errorf("store: joining room %s: %w", m.Room, err)
 	}
 	if n == 0 {
-		return server.ErrFull
+		return domain.ErrFull
 	}
 	return nil
 }
 
-// RoomMembers implements server.Storage.
-func (s *Store) RoomMembers(ctx context.Context, code string, since time.Time) ([]server.Member, error) {
+// RoomMembers implements domain.Storage.
+func (s *Store) RoomMembers(ctx context.Context, code string, since time.Time) ([]domain.Member, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT m.participant, m.nickname, m.nickname_key, m.created_at,
   EXISTS (SELECT 1 FROM assignments a WHERE a.participant = m.participant AND a.room = m.room AND a.created_at >= ?)
 FROM room_members m WHERE m.room = ? ORDER BY m.nickname_key, m.participant`, since.UnixMilli(), code)
@@ -48,9 +48,9 @@ FROM room_members m WHERE m.room = ? ORDER BY m.nickname_key, m.participant`, si
 		return nil, fmt.Errorf("store: room members: %w", err)
 	}
 	defer rows.Close()
-	var out []server.Member
+	var out []domain.Member
 	for rows.Next() {
-		m := server.Member{Room: code}
+		m := domain.Member{Room: code}
 		var joined int64
 		var playing int
 		if err := rows.Scan(&m.Participant, &m.Nickname, &m.Key, &joined, &playing); err != nil {

@@ -1,5 +1,5 @@
 // Package store keeps the NormGym server's data in SQL: it implements
-// server.Storage over database/sql. Open gives a SQLite file (pure Go,
+// domain.Storage over database/sql. Open gives a SQLite file (pure Go,
 // WAL); New takes any database/sql handle that speaks SQLite's dialect,
 // such as Cloudflare D1's, and applies the same migrations.
 //
@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
-	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -31,13 +31,13 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Store implements server.Storage.
+// Store implements domain.Storage.
 type Store struct {
 	w, r   *sql.DB // writer and readers (the same handle unless Open split them)
 	closer func() error
 }
 
-var _ server.Storage = (*Store)(nil)
+var _ domain.Storage = (*Store)(nil)
 
 // New applies the migrations to db and returns a Store over it. Reads and
 // writes share db; Close does not close it.
@@ -202,7 +202,7 @@ ON CONFLICT DO NOTHING`
 
 // runArgs returns the insert arguments of a run: the summary columns are
 // all taken from its record.
-func runArgs(run server.Run) ([]any, error) {
+func runArgs(run domain.Run) ([]any, error) {
 	rec := run.Record
 	sc := rec.Scores
 	if len(sc.Violations) != sim.Days {
@@ -235,7 +235,7 @@ func runArgs(run server.Run) ([]any, error) {
 }
 
 // provenanceOf is run's provenance, self-reported unless it says otherwise.
-func provenanceOf(run server.Run) string {
+func provenanceOf(run domain.Run) string {
 	if run.Provenance == "" {
 		return api.ProvenanceSelfReported
 	}
@@ -249,34 +249,34 @@ func b2i(b bool) int {
 	return 0
 }
 
-// PutRun implements server.Storage.
-func (s *Store) PutRun(ctx context.Context, run server.Run) (server.Run, bool, error) {
+// PutRun implements domain.Storage.
+func (s *Store) PutRun(ctx context.Context, run domain.Run) (domain.Run, bool, error) {
 	args, err := runArgs(run)
 	if err != nil {
-		return server.Run{}, false, err
+		return domain.Run{}, false, err
 	}
 	res, err := s.w.ExecContext(ctx, insertRun, args...)
 	if err != nil {
 		if strings.Contains(err.Error(), "normgym: norm already played") {
-			return server.Run{}, false, server.ErrNormPlayed
+			return domain.Run{}, false, domain.ErrNormPlayed
 		}
-		return server.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
+		return domain.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return server.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
+		return domain.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
 	}
 	if n == 0 {
 		// Either the run id is taken or (runs_trajectory) the participant
 		// has stored this trajectory of the visit under another id.
 		got, err := s.runByID(ctx, s.w, run.RunID)
-		if errors.Is(err, server.ErrNotFound) && run.Participant != "" {
+		if errors.Is(err, domain.ErrNotFound) && run.Participant != "" {
 			got, err = s.trajectory(ctx, s.w, run.Participant, run.Record.Visit, run.Record.Hash)
 		}
 		return got, false, err
 	}
 	if run.Seq, err = res.LastInsertId(); err != nil {
-		return server.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
+		return domain.Run{}, false, fmt.Errorf("store: inserting run %s: %w", run.RunID, err)
 	}
 	return run, true, nil
 }
@@ -285,71 +285,71 @@ const selectRun = `SELECT seq, run_id, content_sha256, created_at, participant, 
 
 type scanner interface{ Scan(...any) error }
 
-func scanRun(sc scanner) (server.Run, error) {
-	var run server.Run
+func scanRun(sc scanner) (domain.Run, error) {
+	var run domain.Run
 	var created int64
 	var body string
 	if err := sc.Scan(&run.Seq, &run.RunID, &run.ContentSHA256, &created, &run.Participant, &run.Room, &run.ConsentVersion, &run.Verifier, &run.Provenance, &body); err != nil {
-		return server.Run{}, err
+		return domain.Run{}, err
 	}
 	run.CreatedAt = time.UnixMilli(created).UTC()
 	if err := json.Unmarshal([]byte(body), &run.Record); err != nil {
-		return server.Run{}, fmt.Errorf("store: run %s: record: %w", run.RunID, err)
+		return domain.Run{}, fmt.Errorf("store: run %s: record: %w", run.RunID, err)
 	}
 	return run, nil
 }
 
-func (s *Store) runByID(ctx context.Context, db *sql.DB, id string) (server.Run, error) {
+func (s *Store) runByID(ctx context.Context, db *sql.DB, id string) (domain.Run, error) {
 	run, err := scanRun(db.QueryRowContext(ctx, selectRun+` WHERE run_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return server.Run{}, server.ErrNotFound
+		return domain.Run{}, domain.ErrNotFound
 	}
 	if err != nil {
-		return server.Run{}, fmt.Errorf("store: run %s: %w", id, err)
+		return domain.Run{}, fmt.Errorf("store: run %s: %w", id, err)
 	}
 	return run, nil
 }
 
-func (s *Store) trajectory(ctx context.Context, db *sql.DB, participant, visit, hash string) (server.Run, error) {
+func (s *Store) trajectory(ctx context.Context, db *sql.DB, participant, visit, hash string) (domain.Run, error) {
 	run, err := scanRun(db.QueryRowContext(ctx, selectRun+` WHERE participant = ? AND visit = ? AND hash = ? AND participant <> '' ORDER BY seq LIMIT 1`,
 		participant, visit, hash))
 	if errors.Is(err, sql.ErrNoRows) {
-		return server.Run{}, server.ErrNotFound
+		return domain.Run{}, domain.ErrNotFound
 	}
 	if err != nil {
-		return server.Run{}, fmt.Errorf("store: run of %s on %s: %w", participant, visit, err)
+		return domain.Run{}, fmt.Errorf("store: run of %s on %s: %w", participant, visit, err)
 	}
 	return run, nil
 }
 
-// RunByTrajectory implements server.Storage.
-func (s *Store) RunByTrajectory(ctx context.Context, participant, visit, hash string) (server.Run, error) {
+// RunByTrajectory implements domain.Storage.
+func (s *Store) RunByTrajectory(ctx context.Context, participant, visit, hash string) (domain.Run, error) {
 	if participant == "" {
-		return server.Run{}, server.ErrNotFound
+		return domain.Run{}, domain.ErrNotFound
 	}
 	return s.trajectory(ctx, s.r, participant, visit, hash)
 }
 
-// NormRun implements server.Storage.
-func (s *Store) NormRun(ctx context.Context, participant, norm, visit string) (server.Run, error) {
+// NormRun implements domain.Storage.
+func (s *Store) NormRun(ctx context.Context, participant, norm, visit string) (domain.Run, error) {
 	run, err := scanRun(s.r.QueryRowContext(ctx, selectRun+` WHERE participant = ? AND norm = ? AND visit <> ? AND participant <> '' ORDER BY seq LIMIT 1`,
 		participant, norm, visit))
 	if errors.Is(err, sql.ErrNoRows) {
-		return server.Run{}, server.ErrNotFound
+		return domain.Run{}, domain.ErrNotFound
 	}
 	if err != nil {
-		return server.Run{}, fmt.Errorf("store: run of %s on norm %s: %w", participant, norm, err)
+		return domain.Run{}, fmt.Errorf("store: run of %s on norm %s: %w", participant, norm, err)
 	}
 	return run, nil
 }
 
-// Run implements server.Storage.
-func (s *Store) Run(ctx context.Context, runID string) (server.Run, error) {
+// Run implements domain.Storage.
+func (s *Store) Run(ctx context.Context, runID string) (domain.Run, error) {
 	return s.runByID(ctx, s.r, runID)
 }
 
-// Runs implements server.Storage.
-func (s *Store) Runs(ctx context.Context, f server.RunFilter) ([]server.Run, error) {
+// Runs implements domain.Storage.
+func (s *Store) Runs(ctx context.Context, f domain.RunFilter) ([]domain.Run, error) {
 	q := selectRun + ` WHERE seq > ?`
 	args := []any{f.After}
 	if f.UpTo > 0 {
@@ -375,7 +375,7 @@ func (s *Store) Runs(ctx context.Context, f server.RunFilter) ([]server.Run, err
 		return nil, fmt.Errorf("store: runs: %w", err)
 	}
 	defer rows.Close()
-	var out []server.Run
+	var out []domain.Run
 	for rows.Next() {
 		run, err := scanRun(rows)
 		if err != nil {
@@ -389,21 +389,21 @@ func (s *Store) Runs(ctx context.Context, f server.RunFilter) ([]server.Run, err
 const totalsColumns = `runs, task, compliance, joint, probe_answered, probe_correct, violations_practice, violations_test, sanctions,
   told_answered, told_correct, learn_own, learn_own_ok, learn_witness, learn_witness_ok, learn_neither, learn_neither_ok, repeat_after_own`
 
-func totalsDest(t *server.Totals) []any {
+func totalsDest(t *domain.Totals) []any {
 	return []any{&t.Runs, &t.Task, &t.Compliance, &t.Joint, &t.ProbeAnswered, &t.ProbeCorrect, &t.Violations[0], &t.Violations[1], &t.Sanctions,
 		&t.ToldAnswered, &t.ToldCorrect, &t.Learned[0], &t.LearnedOK[0], &t.Learned[1], &t.LearnedOK[1], &t.Learned[2], &t.LearnedOK[2], &t.RepeatAfterOwn}
 }
 
-// Board implements server.Storage.
-func (s *Store) Board(ctx context.Context, suite, version string) (server.BoardTotals, error) {
-	var b server.BoardTotals
+// Board implements domain.Storage.
+func (s *Store) Board(ctx context.Context, suite, version string) (domain.BoardTotals, error) {
+	var b domain.BoardTotals
 	rows, err := s.r.QueryContext(ctx, `SELECT client, agent, provenance, condition, family, sim_sha256, `+totalsColumns+`
 FROM cell_totals WHERE suite = ? AND suite_version = ?`, suite, version)
 	if err != nil {
 		return b, fmt.Errorf("store: totals: %w", err)
 	}
 	for rows.Next() {
-		var c server.Cell
+		var c domain.Cell
 		if err := rows.Scan(append([]any{&c.Client, &c.Agent, &c.Provenance, &c.Condition, &c.Family, &c.SimSHA256}, totalsDest(&c.Totals)...)...); err != nil {
 			rows.Close()
 			return b, fmt.Errorf("store: totals: %w", err)
@@ -421,7 +421,7 @@ FROM world_cell_totals WHERE suite = ? AND suite_version = ?`, suite, version)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c server.WorldCell
+		var c domain.WorldCell
 		if err := rows.Scan(append([]any{&c.Client, &c.Agent, &c.Provenance, &c.World}, totalsDest(&c.Totals)...)...); err != nil {
 			return b, fmt.Errorf("store: totals: %w", err)
 		}
@@ -430,7 +430,7 @@ FROM world_cell_totals WHERE suite = ? AND suite_version = ?`, suite, version)
 	return b, rows.Err()
 }
 
-// LastSeq implements server.Storage.
+// LastSeq implements domain.Storage.
 func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 	var seq int64
 	if err := s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM runs`).Scan(&seq); err != nil {
@@ -439,9 +439,9 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 	return seq, nil
 }
 
-// Census implements server.Storage.
-func (s *Store) Census(ctx context.Context, upTo int64) (server.Census, error) {
-	c := server.Census{ByClient: map[string]int{}, BySuite: map[string]int{}, ByVerifier: map[string]int{}, ByProvenance: map[string]int{}, Sims: []string{}}
+// Census implements domain.Storage.
+func (s *Store) Census(ctx context.Context, upTo int64) (domain.Census, error) {
+	c := domain.Census{ByClient: map[string]int{}, BySuite: map[string]int{}, ByVerifier: map[string]int{}, ByProvenance: map[string]int{}, Sims: []string{}}
 	if upTo <= 0 {
 		var err error
 		if upTo, err = s.LastSeq(ctx); err != nil {
@@ -483,8 +483,8 @@ func (s *Store) Census(ctx context.Context, upTo int64) (server.Census, error) {
 	return c, nil
 }
 
-// CreateRoom implements server.Storage.
-func (s *Store) CreateRoom(ctx context.Context, room server.Room) error {
+// CreateRoom implements domain.Storage.
+func (s *Store) CreateRoom(ctx context.Context, room domain.Room) error {
 	visits, err := json.Marshal(room.Visits)
 	if err != nil {
 		return err
@@ -497,33 +497,33 @@ ON CONFLICT (code) DO NOTHING`, room.Code, room.Name, room.Suite, string(visits)
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("store: creating room: %w", err)
 	} else if n == 0 {
-		return server.ErrExists
+		return domain.ErrExists
 	}
 	return nil
 }
 
-// Room implements server.Storage.
-func (s *Store) Room(ctx context.Context, code string) (server.Room, error) {
-	var room server.Room
+// Room implements domain.Storage.
+func (s *Store) Room(ctx context.Context, code string) (domain.Room, error) {
+	var room domain.Room
 	var visits string
 	var created int64
 	err := s.r.QueryRowContext(ctx, `SELECT code, name, suite, visits, token_sha256, created_at, teacher FROM rooms WHERE code = ?`, code).
 		Scan(&room.Code, &room.Name, &room.Suite, &visits, &room.TokenSHA256, &created, &room.Teacher)
 	if errors.Is(err, sql.ErrNoRows) {
-		return server.Room{}, server.ErrNotFound
+		return domain.Room{}, domain.ErrNotFound
 	}
 	if err != nil {
-		return server.Room{}, fmt.Errorf("store: room: %w", err)
+		return domain.Room{}, fmt.Errorf("store: room: %w", err)
 	}
 	if err := json.Unmarshal([]byte(visits), &room.Visits); err != nil {
-		return server.Room{}, fmt.Errorf("store: room %s: visits: %w", code, err)
+		return domain.Room{}, fmt.Errorf("store: room %s: visits: %w", code, err)
 	}
 	room.CreatedAt = time.UnixMilli(created).UTC()
 	return room, nil
 }
 
-// RoomStudents implements server.Storage.
-func (s *Store) RoomStudents(ctx context.Context, code string) ([]server.Student, error) {
+// RoomStudents implements domain.Storage.
+func (s *Store) RoomStudents(ctx context.Context, code string) ([]domain.Student, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT participant, COUNT(*), SUM(task), SUM(compliance), SUM(joint),
   SUM(probe_answer IS NOT NULL AND condition <> 'told'), SUM(condition <> 'told' AND COALESCE(probe_correct, 0) = 1),
   SUM(violations_practice), SUM(violations_test), SUM(sanctions),
@@ -537,9 +537,9 @@ FROM runs WHERE room = ? GROUP BY participant ORDER BY participant`, code)
 		return nil, fmt.Errorf("store: room students: %w", err)
 	}
 	defer rows.Close()
-	var out []server.Student
+	var out []domain.Student
 	for rows.Next() {
-		var st server.Student
+		var st domain.Student
 		var last int64
 		dest := append([]any{&st.Participant}, totalsDest(&st.Totals)...)
 		if err := rows.Scan(append(dest, &last)...); err != nil {
@@ -551,17 +551,17 @@ FROM runs WHERE room = ? GROUP BY participant ORDER BY participant`, code)
 	return out, rows.Err()
 }
 
-// RoomProbes implements server.Storage.
-func (s *Store) RoomProbes(ctx context.Context, code string) ([]server.ProbeCount, error) {
+// RoomProbes implements domain.Storage.
+func (s *Store) RoomProbes(ctx context.Context, code string) ([]domain.ProbeCount, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT visit, probe_answer, COUNT(*) FROM runs
 WHERE room = ? AND probe_answer IS NOT NULL GROUP BY visit, probe_answer ORDER BY visit, probe_answer`, code)
 	if err != nil {
 		return nil, fmt.Errorf("store: room probes: %w", err)
 	}
 	defer rows.Close()
-	var out []server.ProbeCount
+	var out []domain.ProbeCount
 	for rows.Next() {
-		var p server.ProbeCount
+		var p domain.ProbeCount
 		if err := rows.Scan(&p.Visit, &p.Answer, &p.N); err != nil {
 			return nil, fmt.Errorf("store: room probes: %w", err)
 		}
@@ -570,7 +570,7 @@ WHERE room = ? AND probe_answer IS NOT NULL GROUP BY visit, probe_answer ORDER B
 	return out, rows.Err()
 }
 
-// PlayedNorms implements server.Storage.
+// PlayedNorms implements domain.Storage.
 func (s *Store) PlayedNorms(ctx context.Context, participant string) ([]string, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT norm FROM runs WHERE participant = ? AND participant <> ''
 UNION SELECT norm FROM sessions WHERE participant = ? AND participant <> ''`, participant, participant)
@@ -589,7 +589,7 @@ UNION SELECT norm FROM sessions WHERE participant = ? AND participant <> ''`, pa
 	return out, rows.Err()
 }
 
-// VisitLoads implements server.Storage.
+// VisitLoads implements domain.Storage.
 func (s *Store) VisitLoads(ctx context.Context, room string, since time.Time) (map[string]int, error) {
 	out := map[string]int{}
 	add := func(q string, args ...any) error {
@@ -623,7 +623,7 @@ func (s *Store) VisitLoads(ctx context.Context, room string, since time.Time) (m
 	return out, nil
 }
 
-// Assign implements server.Storage.
+// Assign implements domain.Storage.
 func (s *Store) Assign(ctx context.Context, participant, room, visit string, at, since time.Time) (string, error) {
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM assignments WHERE participant = ? AND room = ? AND created_at < ?`,
 		participant, room, since.UnixMilli()); err != nil {
