@@ -20,10 +20,10 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
-	"github.com/normgym/normgym/serve/api/nickname"
 	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
+	"github.com/normgym/normgym/web/nickname"
 )
 
 // Room limits.
