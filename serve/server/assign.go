@@ -25,7 +25,7 @@ func (s *Server) assign(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	p := q.Get("participant")
 	if !api.ValidParticipant(p) {
-		return errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+		return errf(api.CodeInvalid, "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
 	}
 	var room *domain.Room
 	if code := q.Get("room"); code != "" {

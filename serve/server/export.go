@@ -162,22 +162,22 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 		if env == "" {
 			env = "the admin token variable"
 		}
-		return errf("forbidden", "export is disabled: start the server with an admin token in $%s", env)
+		return errf(api.CodeForbidden, "export is disabled: start the server with an admin token in $%s", env)
 	}
 	tok := bearer(r)
 	if tok == "" {
-		return errf("unauthorized", "export needs the admin token: send Authorization: Bearer <token>")
+		return errf(api.CodeUnauthorized, "export needs the admin token: send Authorization: Bearer <token>")
 	}
 	a, b := sha256.Sum256([]byte(tok)), sha256.Sum256([]byte(s.opts.AdminToken))
 	if subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
-		return errf("unauthorized", "wrong admin token")
+		return errf(api.CodeUnauthorized, "wrong admin token")
 	}
 	format := r.URL.Query().Get("format")
 	if format == "" {
 		format = "jsonl"
 	}
 	if format != "jsonl" && format != "csv" {
-		return errf("invalid", "format must be jsonl or csv, not %q", clip(format))
+		return errf(api.CodeInvalid, "format must be jsonl or csv, not %q", clip(format))
 	}
 	census, err := s.store.Census(r.Context(), 0)
 	if err != nil {

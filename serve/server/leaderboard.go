@@ -83,7 +83,7 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 		su, err = sim.Suite{Name: p.Name, Version: p.Version}, nil
 	}
 	if err != nil {
-		return nil, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(s.suiteNames(), ", "))
+		return nil, errf(api.CodeInvalid, "unknown suite %q (want one of %s)", clip(name), strings.Join(s.suiteNames(), ", "))
 	}
 	c := &s.boards
 	for {
@@ -106,7 +106,7 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 			case <-wait:
 				continue
 			case <-ctx.Done():
-				return nil, errf("timeout", "the request ended while the leaderboard was computed")
+				return nil, errf(api.CodeTimeout, "the request ended while the leaderboard was computed")
 			}
 		}
 		done := make(chan struct{})

@@ -56,20 +56,20 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 	}
 	name := strings.TrimSpace(req.Name)
 	if name != "" && (!validName(name) || len([]rune(name)) > maxRoomName) {
-		return errf("invalid", "name must be at most %d printable characters", maxRoomName)
+		return errf(api.CodeInvalid, "name must be at most %d printable characters", maxRoomName)
 	}
 	room := domain.Room{Name: name, CreatedAt: s.now().UTC(), Teacher: teacher}
 	switch {
 	case req.Suite != "" && len(req.Visits) > 0:
-		return errf("invalid", "give either suite or visits, not both")
+		return errf(api.CodeInvalid, "give either suite or visits, not both")
 	case len(req.Visits) > 0:
 		if len(req.Visits) > maxRoomVisits {
-			return errf("invalid", "a room holds at most %d visits", maxRoomVisits)
+			return errf(api.CodeInvalid, "a room holds at most %d visits", maxRoomVisits)
 		}
 		seen := map[string]bool{}
 		for _, v := range req.Visits {
 			if _, err := sim.ParseVisitID(v); err != nil {
-				return errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+				return errf(api.CodeInvalid, "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 			}
 			if !seen[v] {
 				seen[v] = true
@@ -83,7 +83,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 		}
 		su, err := sim.LookupSuite(name)
 		if err != nil {
-			return errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
+			return errf(api.CodeInvalid, "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
 		}
 		room.Suite, room.Visits = su.Name, su.Visits
 	}
@@ -137,20 +137,20 @@ func (s *Server) teacher(r *http.Request) (string, error) {
 		return "", nil
 	}
 	if key == "" {
-		return "", errf("unauthorized", "creating a room needs a teacher key from this site's operator: send Authorization: Bearer <key> (the /teach page has a field for it)")
+		return "", errf(api.CodeUnauthorized, "creating a room needs a teacher key from this site's operator: send Authorization: Bearer <key> (the /teach page has a field for it)")
 	}
 	if s.opts.TeacherKeys == nil {
 		if s.opts.OpenRooms {
 			return "", nil
 		}
-		return "", errf("forbidden", "this site issues no teacher keys, so it creates no rooms: ask its operator")
+		return "", errf(api.CodeForbidden, "this site issues no teacher keys, so it creates no rooms: ask its operator")
 	}
 	label, ok := s.opts.TeacherKeys.Label(key)
 	if !ok {
 		if s.opts.OpenRooms {
 			return "", nil
 		}
-		return "", errf("forbidden", "that is not a teacher key of this site")
+		return "", errf(api.CodeForbidden, "that is not a teacher key of this site")
 	}
 	return label, nil
 }
@@ -189,11 +189,11 @@ func (s *Server) findRoom(r *http.Request, code string) (domain.Room, error) {
 	}
 	c, ok := api.NormalizeRoomCode(code)
 	if !ok {
-		return domain.Room{}, errf("not_found", "there is no room %q", clip(code))
+		return domain.Room{}, errf(api.CodeNotFound, "there is no room %q", clip(code))
 	}
 	room, err := s.store.Room(r.Context(), c)
 	if errors.Is(err, domain.ErrNotFound) {
-		return domain.Room{}, errf("not_found", "there is no room %q", c)
+		return domain.Room{}, errf(api.CodeNotFound, "there is no room %q", c)
 	}
 	return room, err
 }
@@ -206,14 +206,14 @@ func (s *Server) openRoom(r *http.Request, code string) (domain.Room, error) {
 		if err := s.allow(r, ClassLookup); err != nil {
 			return domain.Room{}, err
 		}
-		return domain.Room{}, errf("gone", "room codes of 6 characters were retired (they could be guessed): ask your teacher for a new room")
+		return domain.Room{}, errf(api.CodeGone, "room codes of 6 characters were retired (they could be guessed): ask your teacher for a new room")
 	}
 	room, err := s.findRoom(r, code)
 	if err != nil {
 		return domain.Room{}, err
 	}
 	if exp := s.roomExpires(room); !s.now().Before(exp) {
-		return domain.Room{}, errf("gone", "room %s closed on %s (rooms take students for %s): ask your teacher for a new one",
+		return domain.Room{}, errf(api.CodeGone, "room %s closed on %s (rooms take students for %s): ask your teacher for a new one",
 			room.Code, exp.Format("2006-01-02"), days(s.opts.RoomTTL))
 	}
 	return room, nil
@@ -235,11 +235,11 @@ func (s *Server) teacherRoom(r *http.Request) (domain.Room, error) {
 	}
 	tok := bearer(r)
 	if tok == "" {
-		return domain.Room{}, errf("unauthorized", "this is for the room's teacher: send Authorization: Bearer <teacher_token>")
+		return domain.Room{}, errf(api.CodeUnauthorized, "this is for the room's teacher: send Authorization: Bearer <teacher_token>")
 	}
 	sum := sha256.Sum256([]byte(tok))
 	if subtle.ConstantTimeCompare([]byte(hex.EncodeToString(sum[:])), []byte(room.TokenSHA256)) != 1 {
-		return domain.Room{}, errf("forbidden", "that is not this room's teacher token")
+		return domain.Room{}, errf(api.CodeForbidden, "that is not this room's teacher token")
 	}
 	return room, nil
 }
@@ -311,11 +311,11 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !api.ValidParticipant(req.Participant) {
-		return errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+		return errf(api.CodeInvalid, "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
 	}
 	nick, err := nickname.Normalize(req.Nickname)
 	if err != nil {
-		return errf("invalid", "%s: %s", strings.TrimPrefix(err.Error(), "nickname: "), nickname.Rules)
+		return errf(api.CodeInvalid, "%s: %s", strings.TrimPrefix(err.Error(), "nickname: "), nickname.Rules)
 	}
 	room, err := s.openRoom(r, r.PathValue("code"))
 	if err != nil {
@@ -324,9 +324,9 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) error {
 	m := domain.Member{Room: room.Code, Participant: req.Participant, Nickname: nick, Key: nickname.Key(nick), JoinedAt: s.now().UTC()}
 	switch err := s.store.JoinRoom(r.Context(), m, maxRoomMembers); {
 	case errors.Is(err, domain.ErrExists):
-		return errf("conflict", "someone in this class already has the nickname %s, or one that differs only in capitals, spaces or '-': choose another (adding a letter or your seat number works)", nick)
+		return errf(api.CodeConflict, "someone in this class already has the nickname %s, or one that differs only in capitals, spaces or '-': choose another (adding a letter or your seat number works)", nick)
 	case errors.Is(err, domain.ErrFull):
-		return errf("conflict", "room %s is full (%d students): ask your teacher", room.Code, maxRoomMembers)
+		return errf(api.CodeConflict, "room %s is full (%d students): ask your teacher", room.Code, maxRoomMembers)
 	case err != nil:
 		return err
 	}

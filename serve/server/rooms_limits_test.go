@@ -38,7 +38,7 @@ func TestRoomNeedsTeacher(t *testing.T) {
 		e      *env
 		auth   string
 		status int
-		code   string
+		code   api.Code
 	}{
 		{"no key", closed, "", 401, "unauthorized"},
 		{"wrong key", closed, "Bearer ngt_nope", 403, "forbidden"},
