@@ -238,7 +238,7 @@ func (s *Server) dataCard(c domain.Census, format string) api.DataCard {
 			"Each run's verifier says what computed it: " + verifierAbout + ". " +
 			"This server verifies " + now + ". " +
 			"Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
-			"Joint success (task done with no violation on the test day) is the headline number; see DESIGN.md for the benchmark.",
+			"Joint success (task done with no violation on the test day) is the headline number; see sim/DESIGN.md for the benchmark.",
 		Generated: s.now().UTC(),
 		Fields:    map[string]string{},
 		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Verifier: s.verify.Kind(), Sims: c.Sims, Sim: sim.Version,
