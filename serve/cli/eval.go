@@ -40,7 +40,7 @@ func cmdEval(e *env) error {
 	sel := addVisitFlags(fs, "mini", "run")
 	variantName := fs.String("prompt", string(prompt.Plain), "prompt variant: plain, norm-aware or reflect")
 	parallel := fs.Int("parallel", 8, "visits run at once")
-	out := fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from")
+	out := fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from; its folder is created\n(default out/MODEL.jsonl, the model's name with '_' for characters such as '/')")
 	asJSON := fs.Bool("json", false, "print the summary (or the --dry-run estimate) as JSON")
 	submit := fs.String("submit", "", "after the run, submit the records to the NormGym server at this URL")
 	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
@@ -88,6 +88,9 @@ func cmdEval(e *env) error {
 	var temp *float64
 	if *temperature >= 0 {
 		temp = temperature
+	}
+	if *out == "" && *model != "" {
+		*out = defaultEvalOut(*model)
 	}
 	opt := prompt.Options{Budget: *budget, FullReplies: *fullReplies}
 	settings := runSettings{variant: variant, opt: opt, temperature: temp, maxTokens: *maxTokens}
@@ -174,7 +177,7 @@ func cmdEval(e *env) error {
 		temperature: temp, maxTokens: *maxTokens, suite: suite}
 	var outF *os.File
 	if *out != "" {
-		if outF, err = os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+		if outF, err = appendOut(*out); err != nil {
 			return err
 		}
 		defer outF.Close()
