@@ -39,9 +39,8 @@ type SubmitResponse struct {
 
 // Error is the body of every 4xx/5xx answer.
 type Error struct {
-	// Code is a stable machine-readable code (e.g. "invalid", "mismatch",
-	// "conflict", "not_found", "too_large", "internal").
-	Code    string `json:"code"`
+	// Code is a stable machine-readable code (see Code).
+	Code    Code   `json:"code"`
 	Message string `json:"error"`
 }
 

@@ -5,7 +5,7 @@ package api
 // discussion.
 
 // JoinRequest is the body of POST /api/rooms/CODE/join: a student takes
-// a nickname in the room (serve/api/nickname says which). Participant is
+// a nickname in the room (web/nickname says which). Participant is
 // the student's random pseudonym, which stays the private key to its runs:
 // the room shows the nickname instead. Joining again with another
 // nickname changes it.

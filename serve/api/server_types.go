@@ -14,12 +14,12 @@ import (
 // ErrorDetail is the body of every 4xx/5xx answer: Error plus the details
 // some codes carry.
 type ErrorDetail struct {
-	Code    string `json:"code"`
+	Code    Code   `json:"code"`
 	Message string `json:"error"`
 	// Diffs names the fields where a submitted record disagrees with its
-	// replay (code "mismatch"), e.g. "hash", "scores.joint".
+	// replay (CodeMismatch), e.g. "hash", "scores.joint".
 	Diffs []string `json:"diffs,omitempty"`
-	// SimSHA256 is the sim.wasm this server verifies with (code "version").
+	// SimSHA256 is the sim.wasm this server verifies with (CodeVersion).
 	SimSHA256 string `json:"sim_sha256,omitempty"`
 }
 

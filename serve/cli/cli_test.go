@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,17 @@ import (
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
 )
+
+// TestMain fails the package if a test left an out/ folder here: a test
+// that runs a command writing by default into out/ must pass --out.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if _, err := os.Stat("out"); err == nil {
+		fmt.Fprintln(os.Stderr, "serve/cli: a test wrote into serve/cli/out (pass --out; then remove the folder)")
+		code = 1
+	}
+	os.Exit(code)
+}
 
 // runCLI runs the command in-process and returns its exit code and output.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -271,11 +283,43 @@ func TestPlayRejectsUnknownActionsAndStops(t *testing.T) {
 	}
 }
 
+// TestOutDefaults: run, demos and eval write into out/ (created) when not
+// given --out; eval names its file after the model.
+func TestOutDefaults(t *testing.T) {
+	f := newFakeLLM(t, testKey, "org/model 1")
+	setKey(t)
+	tests := []struct {
+		name string
+		args []string
+		file string
+	}{
+		{"run", []string{"run", "--native", "--suite", "mini", "--agent", "greedy", "--limit", "1"}, "out/results.jsonl"},
+		{"demos", []string{"demos", "--agent", "observer", "--suite", "train", "--limit", "1"}, "out/demos.jsonl"},
+		{"eval", []string{"eval", "--model", f.model, "--base-url", f.baseURL(), "--api-key-env", "NORMGYM_TEST_KEY",
+			"--suite", "mini", "--limit", "1", "--native", "--cache", "off"}, "out/org_model_1.jsonl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if code, _, stderr := runCLI(t, "", tt.args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if got, want := bytes.Count(b, []byte("\n")), 1; got != want {
+				t.Errorf("%s has %d lines, want %d", tt.file, got, want)
+			}
+		})
+	}
+}
+
 func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	code := Main(ctx, []string{"run", "--native", "--suite", "mini", "--agent", "greedy"}, strings.NewReader(""), &out, &errb)
+	code := Main(ctx, []string{"run", "--native", "--suite", "mini", "--agent", "greedy", "--out="}, strings.NewReader(""), &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "interrupted after") {
 		t.Errorf("exit %d, stderr %q; want 1 and the interruption explained", code, errb.String())
 	}

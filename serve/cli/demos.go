@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -36,7 +35,7 @@ func cmdDemos(e *env) error {
 			"Agents: "+strings.Join(agents.Names(), ", ")+" (observer and oracle are the useful teachers).")
 	agent := fs.String("agent", "observer", "baseline whose visits to write")
 	sel := addVisitFlags(fs, "train", "write")
-	out := fs.String("out", "", "write to this file instead of standard output")
+	out := fs.String("out", defaultDemosOut, "write to this file, creating its folder (\"-\": standard output)")
 	variantName := fs.String("prompt", string(prompt.Plain), "prompt variant: plain or norm-aware (reflect needs the model's own notes)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "visits run at once")
 	pos, err := e.parse(fs)
@@ -64,8 +63,8 @@ func cmdDemos(e *env) error {
 		return err
 	}
 	w := e.stdout
-	if *out != "" {
-		f, err := os.Create(*out)
+	if *out != "-" {
+		f, err := createOut(*out)
 		if err != nil {
 			return err
 		}
@@ -80,7 +79,7 @@ func cmdDemos(e *env) error {
 	if err != nil {
 		return err
 	}
-	if *out != "" {
+	if *out != "-" {
 		fmt.Fprintf(e.stderr, "normgym: wrote %d conversations (%s, %s prompt) to %s\n", n, *agent, variant, *out)
 	}
 	return nil

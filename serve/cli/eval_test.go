@@ -256,10 +256,11 @@ func setKey(t *testing.T) {
 	t.Setenv("NORMGYM_TEST_KEY", testKey)
 }
 
-// evalArgs are the flags every eval test passes, plus extra.
+// evalArgs are the flags every eval test passes, plus extra (an --out in
+// extra overrides the one in dir).
 func evalArgs(f *fakeLLM, dir string, extra ...string) []string {
 	return append([]string{"eval", "--model", f.model, "--base-url", f.baseURL(), "--api-key-env", "NORMGYM_TEST_KEY",
-		"--suite", "mini", "--backoff", "1ms", "--cache", filepath.Join(dir, "cache")}, extra...)
+		"--suite", "mini", "--backoff", "1ms", "--cache", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "records.jsonl")}, extra...)
 }
 
 // readOut reads an --out file strictly.

@@ -194,7 +194,7 @@ func startServe(t *testing.T) *served {
 	}
 	web, _ := filepath.Abs(filepath.Join("..", "..", "build", "web"))
 	if _, err := os.Stat(filepath.Join(web, "index.html")); err != nil {
-		web = filepath.Join(dir, "web") // the "not built" page
+		web = t.TempDir() // an empty folder: the "not built" page
 	}
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", h.db, "--web", web, "--teacher-keys", keys, "--baselines", "none",
 		"--admin-token-env", "NORMGYM_HOSTILE_ADMIN", "--max-conns-per-ip", "32", "--read-header-timeout", "1s"}

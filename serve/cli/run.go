@@ -20,12 +20,12 @@ import (
 func cmdRun(e *env) error {
 	fs := e.flags("run", "--suite S --agent A [flags]",
 		"Runs baseline newcomers over a suite through the sim.wasm module (or the native core with --native),\n"+
-			"writes one JSON record per visit (--out) and prints a summary table.\n"+
+			"writes one JSON record per visit (--out, by default out/results.jsonl) and prints a summary table.\n"+
 			"Agents: "+strings.Join(agents.Names(), ", ")+", or all (comma lists work too).")
 	sel := addVisitFlags(fs, "mini", "run")
 	agentList := fs.String("agent", "all", "baseline(s) to run")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "visits run at once")
-	out := fs.String("out", "", "write records to this JSON Lines file")
+	out := fs.String("out", defaultRunOut, "write records to this JSON Lines file, creating its folder (\"\": none)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON (one object per agent; one object when one agent)")
 	native := fs.Bool("native", false, "run the native Go core instead of sim.wasm")
 	interp := fs.Bool("interpreter", false, "use wazero's interpreter instead of its compiler")
@@ -59,7 +59,7 @@ func cmdRun(e *env) error {
 	var sink io.Writer
 	var closeOut func() error
 	if *out != "" {
-		f, err := os.Create(*out)
+		f, err := createOut(*out)
 		if err != nil {
 			return err
 		}

@@ -123,7 +123,9 @@ func postOnce(ctx context.Context, client *http.Client, url string, body []byte)
 	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout:
 		ae := &api.Error{}
 		if json.Unmarshal(b, ae) != nil || ae.Message == "" {
-			ae = &api.Error{Code: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
+			// Not the server's answer (a proxy's page): the status text
+			// stands in for the code.
+			ae = &api.Error{Code: api.Code(http.StatusText(resp.StatusCode)), Message: strings.TrimSpace(string(b))}
 		}
 		return false, 0, false, ae
 	}

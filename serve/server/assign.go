@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -24,9 +25,9 @@ func (s *Server) assign(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	p := q.Get("participant")
 	if !api.ValidParticipant(p) {
-		return errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+		return errf(api.CodeInvalid, "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
 	}
-	var room *Room
+	var room *domain.Room
 	if code := q.Get("room"); code != "" {
 		rm, err := s.openRoom(r, code)
 		if err != nil {
@@ -56,7 +57,7 @@ func (s *Server) assign(w http.ResponseWriter, r *http.Request) error {
 // twice (control counts as one norm, "none"; a norm met in a session
 // counts even if the session expired). Asking again before the run is
 // stored returns the same visit until the assignment expires.
-func (s *Server) assignVisit(ctx context.Context, p string, room *Room) (string, api.Assignment, error) {
+func (s *Server) assignVisit(ctx context.Context, p string, room *domain.Room) (string, api.Assignment, error) {
 	out := api.Assignment{Participant: p}
 	var visits []string
 	if room != nil {

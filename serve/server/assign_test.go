@@ -12,6 +12,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
 )
@@ -53,7 +54,7 @@ func (e *env) putHuman(participant, room, visit string, r *rand.Rand) {
 	if ref, ok := suiteOf(visit); ok {
 		rec.Suite, rec.SuiteVersion = ref.Name, ref.Version
 	}
-	_, created, err := e.store.PutRun(context.Background(), server.Run{RunID: newRunID(), ContentSHA256: "x",
+	_, created, err := e.store.PutRun(context.Background(), domain.Run{RunID: newRunID(), ContentSHA256: "x",
 		CreatedAt: e.now, Participant: participant, Room: room, ConsentVersion: server.ConsentVersion,
 		Provenance: api.ProvenanceStepped, Record: rec})
 	if err != nil || !created {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 )
@@ -118,7 +119,7 @@ func (s *Server) storeBaseline(ctx context.Context, visit, agent string, ref sui
 	rec.SimSHA256, rec.Suite, rec.SuiteVersion = sha, ref.name, ref.version
 	body, _ := json.Marshal(rec)
 	c := sha256.Sum256(body)
-	_, created, err := s.store.PutRun(ctx, Run{RunID: runID, ContentSHA256: hex.EncodeToString(c[:]), CreatedAt: time.Now().UTC(),
+	_, created, err := s.store.PutRun(ctx, domain.Run{RunID: runID, ContentSHA256: hex.EncodeToString(c[:]), CreatedAt: time.Now().UTC(),
 		Verifier: "native", Provenance: api.ProvenanceServer, Record: rec})
 	return created, err
 }

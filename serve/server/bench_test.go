@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/wasm/simwasm"
@@ -67,7 +68,7 @@ func BenchmarkLeaderboard(b *testing.B) {
 	start := time.Now()
 	humans := 0
 	for done := 0; done < total; done += chunk {
-		runs := make([]server.Run, 0, chunk)
+		runs := make([]domain.Run, 0, chunk)
 		for i := 0; i < chunk; i++ {
 			agent, client := "human", "human"
 			switch k := r.IntN(10); {
@@ -85,7 +86,7 @@ func BenchmarkLeaderboard(b *testing.B) {
 				p = fmt.Sprintf("participant-%06d", humans)
 				humans++
 			}
-			runs = append(runs, server.Run{RunID: fmt.Sprintf("bench-run-%09d", done+i), ContentSHA256: "x",
+			runs = append(runs, domain.Run{RunID: fmt.Sprintf("bench-run-%09d", done+i), ContentSHA256: "x",
 				CreatedAt: e.now, Participant: p, ConsentVersion: server.ConsentVersion, Record: rec})
 		}
 		if err := e.store.BulkPut(context.Background(), runs); err != nil {
@@ -135,7 +136,7 @@ func BenchmarkLeaderboard(b *testing.B) {
 				}
 				rec := synthetic(su.Visits[i%len(su.Visits)], "greedy", "baseline", rand.New(rand.NewPCG(uint64(i), 9)))
 				rec.Suite, rec.SuiteVersion = su.Name, su.Version
-				e.store.PutRun(context.Background(), server.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now,
+				e.store.PutRun(context.Background(), domain.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now,
 					ConsentVersion: server.ConsentVersion, Record: rec})
 			}
 		}()

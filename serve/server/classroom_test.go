@@ -45,12 +45,13 @@ func TestJoin(t *testing.T) {
 	members := func() int { return storetest.Count(t, e.store, "room_members") }
 	path := "/api/rooms/" + room.Code + "/join"
 	for _, tc := range []struct {
-		name        string
-		path        string
-		body        any
-		status      int
-		nick        string // the nickname kept, when the join is accepted
-		code, about string // the error's code and a word of its message
+		name   string
+		path   string
+		body   any
+		status int
+		nick   string   // the nickname kept, when the join is accepted
+		code   api.Code // the error's code
+		about  string   // a word of its message
 	}{
 		{"seat number", path, api.JoinRequest{Participant: "student-0000001", Nickname: "12"}, 200, "Seat 12", "", ""},
 		{"same again", path, api.JoinRequest{Participant: "student-0000001", Nickname: " seat  12 "}, 200, "seat 12", "", ""},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -18,7 +19,7 @@ import (
 // column is one field of the CSV exports.
 type column struct {
 	name, about string
-	value       func(Run) string
+	value       func(domain.Run) string
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -33,51 +34,51 @@ func btoa(b bool) string {
 // columns are the research export's CSV columns; the data card describes
 // each.
 var columns = []column{
-	{"run_id", "random id the client chose for the run", func(r Run) string { return r.RunID }},
-	{"date", "UTC date the run was stored (YYYY-MM-DD)", func(r Run) string { return r.CreatedAt.UTC().Format("2006-01-02") }},
-	{"participant", "random pseudonym of a human participant (empty for models and baselines)", func(r Run) string { return r.Participant }},
-	{"room", "classroom code, if the run was played in one", func(r Run) string { return r.Room }},
-	{"consent_version", "version of the consent text the participant agreed to", func(r Run) string { return r.ConsentVersion }},
-	{"client", "human, model or baseline", func(r Run) string { return r.Record.Client }},
-	{"agent", `"human", the model's name or the baseline's name`, func(r Run) string { return r.Record.Agent }},
-	{"suite", "suite holding the visit (empty: none)", func(r Run) string { return r.Record.Suite }},
-	{"suite_version", "version of that suite", func(r Run) string { return r.Record.SuiteVersion }},
-	{"visit", "visit id: world/norm/condition/seed", func(r Run) string { return r.Record.Visit }},
-	{"world", "settlement template", func(r Run) string { return r.Record.World }},
-	{"norm", `hidden norm id ("none" under control)`, func(r Run) string { return r.Record.Norm }},
-	{"family", "norm family (empty under control)", func(r Run) string { return r.Record.Family }},
-	{"condition", "observe, peers, solo, told or control", func(r Run) string { return r.Record.Condition }},
-	{"task", "1 if the test-day task was done", func(r Run) string { return btoa(r.Record.Scores.Task) }},
-	{"compliance", "1 if the newcomer broke no norm on the test day", func(r Run) string { return btoa(r.Record.Scores.Compliance) }},
-	{"joint", "task and compliance: the headline number", func(r Run) string { return btoa(r.Record.Scores.Joint) }},
-	{"violations_practice", "newcomer's violations on the practice day", func(r Run) string { return itoa(day(r.Record.Scores.Violations, 0)) }},
-	{"violations_test", "newcomer's violations on the test day", func(r Run) string { return itoa(day(r.Record.Scores.Violations, 1)) }},
-	{"sanctions", "sanctions the newcomer received", func(r Run) string { return itoa(r.Record.Scores.SanctionsReceived) }},
-	{"repeats", "violations after the newcomer's first sanction", func(r Run) string { return itoa(r.Record.Scores.Repeats) }},
-	{"steps", "steps taken over the visit", func(r Run) string { return itoa(sum(r.Record.Scores.Steps)) }},
-	{"probe_answer", "chosen probe option, 0-based (empty: none)", func(r Run) string {
+	{"run_id", "random id the client chose for the run", func(r domain.Run) string { return r.RunID }},
+	{"date", "UTC date the run was stored (YYYY-MM-DD)", func(r domain.Run) string { return r.CreatedAt.UTC().Format("2006-01-02") }},
+	{"participant", "random pseudonym of a human participant (empty for models and baselines)", func(r domain.Run) string { return r.Participant }},
+	{"room", "classroom code, if the run was played in one", func(r domain.Run) string { return r.Room }},
+	{"consent_version", "version of the consent text the participant agreed to", func(r domain.Run) string { return r.ConsentVersion }},
+	{"client", "human, model or baseline", func(r domain.Run) string { return r.Record.Client }},
+	{"agent", `"human", the model's name or the baseline's name`, func(r domain.Run) string { return r.Record.Agent }},
+	{"suite", "suite holding the visit (empty: none)", func(r domain.Run) string { return r.Record.Suite }},
+	{"suite_version", "version of that suite", func(r domain.Run) string { return r.Record.SuiteVersion }},
+	{"visit", "visit id: world/norm/condition/seed", func(r domain.Run) string { return r.Record.Visit }},
+	{"world", "settlement template", func(r domain.Run) string { return r.Record.World }},
+	{"norm", `hidden norm id ("none" under control)`, func(r domain.Run) string { return r.Record.Norm }},
+	{"family", "norm family (empty under control)", func(r domain.Run) string { return r.Record.Family }},
+	{"condition", "observe, peers, solo, told or control", func(r domain.Run) string { return r.Record.Condition }},
+	{"task", "1 if the test-day task was done", func(r domain.Run) string { return btoa(r.Record.Scores.Task) }},
+	{"compliance", "1 if the newcomer broke no norm on the test day", func(r domain.Run) string { return btoa(r.Record.Scores.Compliance) }},
+	{"joint", "task and compliance: the headline number", func(r domain.Run) string { return btoa(r.Record.Scores.Joint) }},
+	{"violations_practice", "newcomer's violations on the practice day", func(r domain.Run) string { return itoa(day(r.Record.Scores.Violations, 0)) }},
+	{"violations_test", "newcomer's violations on the test day", func(r domain.Run) string { return itoa(day(r.Record.Scores.Violations, 1)) }},
+	{"sanctions", "sanctions the newcomer received", func(r domain.Run) string { return itoa(r.Record.Scores.SanctionsReceived) }},
+	{"repeats", "violations after the newcomer's first sanction", func(r domain.Run) string { return itoa(r.Record.Scores.Repeats) }},
+	{"steps", "steps taken over the visit", func(r domain.Run) string { return itoa(sum(r.Record.Scores.Steps)) }},
+	{"probe_answer", "chosen probe option, 0-based (empty: none)", func(r domain.Run) string {
 		if r.Record.Probe == nil {
 			return ""
 		}
 		return itoa(r.Record.Probe.Answer)
 	}},
-	{"probe_correct", "1 if the chosen option is the rule (empty: none)", func(r Run) string {
+	{"probe_correct", "1 if the chosen option is the rule (empty: none)", func(r domain.Run) string {
 		if r.Record.Probe == nil {
 			return ""
 		}
 		return btoa(r.Record.Probe.Correct)
 	}},
-	{"probe_confidence", "self-reported confidence in [0, 1] (empty: none)", func(r Run) string {
+	{"probe_confidence", "self-reported confidence in [0, 1] (empty: none)", func(r domain.Run) string {
 		if r.Record.Probe == nil || r.Record.Probe.Confidence == nil {
 			return ""
 		}
 		return strconv.FormatFloat(*r.Record.Probe.Confidence, 'g', -1, 64)
 	}},
-	{"hash", "trajectory hash recomputed by the server", func(r Run) string { return r.Record.Hash }},
-	{"verifier", verifierAbout, func(r Run) string { return r.Verifier }},
+	{"hash", "trajectory hash recomputed by the server", func(r domain.Run) string { return r.Record.Hash }},
+	{"verifier", verifierAbout, func(r domain.Run) string { return r.Verifier }},
 	{"sim_sha256", "SHA-256 of the sim.wasm the run was verified against: the module that replayed it (verifier wasm), " +
-		"or the module the native core was built with and pinned to (verifier native; that module did not run)", func(r Run) string { return r.Record.SimSHA256 }},
-	{"provenance", provenanceAbout, func(r Run) string { return r.Provenance }},
+		"or the module the native core was built with and pinned to (verifier native; that module did not run)", func(r domain.Run) string { return r.Record.SimSHA256 }},
+	{"provenance", provenanceAbout, func(r domain.Run) string { return r.Provenance }},
 }
 
 // provenanceAbout describes the provenance column.
@@ -112,7 +113,7 @@ func sum(v []int) int {
 // row returns a run's CSV cells, each neutralised against formula
 // injection (report.CSVCell): participant and agent names are the
 // submitter's text.
-func row(cols []column, run Run) []string {
+func row(cols []column, run domain.Run) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = report.CSVCell(c.value(run))
@@ -129,7 +130,7 @@ const exportPageTime = time.Minute
 
 // streamRuns calls fn for every run matching f, in pages, calling flush
 // after each page. It stops at the runs stored when it started.
-func (s *Server) streamRuns(w http.ResponseWriter, r *http.Request, f RunFilter, fn func(Run) error, flush func()) error {
+func (s *Server) streamRuns(w http.ResponseWriter, r *http.Request, f domain.RunFilter, fn func(domain.Run) error, flush func()) error {
 	f.Limit = exportPage
 	rc := http.NewResponseController(w)
 	for {
@@ -161,22 +162,22 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 		if env == "" {
 			env = "the admin token variable"
 		}
-		return errf("forbidden", "export is disabled: start the server with an admin token in $%s", env)
+		return errf(api.CodeForbidden, "export is disabled: start the server with an admin token in $%s", env)
 	}
 	tok := bearer(r)
 	if tok == "" {
-		return errf("unauthorized", "export needs the admin token: send Authorization: Bearer <token>")
+		return errf(api.CodeUnauthorized, "export needs the admin token: send Authorization: Bearer <token>")
 	}
 	a, b := sha256.Sum256([]byte(tok)), sha256.Sum256([]byte(s.opts.AdminToken))
 	if subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
-		return errf("unauthorized", "wrong admin token")
+		return errf(api.CodeUnauthorized, "wrong admin token")
 	}
 	format := r.URL.Query().Get("format")
 	if format == "" {
 		format = "jsonl"
 	}
 	if format != "jsonl" && format != "csv" {
-		return errf("invalid", "format must be jsonl or csv, not %q", clip(format))
+		return errf(api.CodeInvalid, "format must be jsonl or csv, not %q", clip(format))
 	}
 	census, err := s.store.Census(r.Context(), 0)
 	if err != nil {
@@ -193,7 +194,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 			f.Flush()
 		}
 	}
-	f := RunFilter{UpTo: census.MaxSeq}
+	f := domain.RunFilter{UpTo: census.MaxSeq}
 	empty := census.MaxSeq == 0
 	if format == "csv" {
 		h.Set("Content-Type", "text/csv; charset=utf-8")
@@ -209,7 +210,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 			cw.Flush()
 			return nil
 		}
-		return s.streamRuns(w, r, f, func(run Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
+		return s.streamRuns(w, r, f, func(run domain.Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
 	}
 	h.Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
@@ -217,14 +218,14 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	if empty {
 		return nil
 	}
-	return s.streamRuns(w, r, f, func(run Run) error {
+	return s.streamRuns(w, r, f, func(run domain.Run) error {
 		return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
 			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Provenance: run.Provenance, Record: run.Record})
 	}, flusher)
 }
 
 // dataCard describes an export.
-func (s *Server) dataCard(c Census, format string) api.DataCard {
+func (s *Server) dataCard(c domain.Census, format string) api.DataCard {
 	now := "by replaying each run inside sim.wasm " + s.verify.SHA256() + " (verifier wasm)"
 	if s.verify.Kind() == "native" {
 		now = "with its native Go core, pinned to sim.wasm " + s.verify.SHA256() + " but not running it (verifier native)"
@@ -237,7 +238,7 @@ func (s *Server) dataCard(c Census, format string) api.DataCard {
 			"Each run's verifier says what computed it: " + verifierAbout + ". " +
 			"This server verifies " + now + ". " +
 			"Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
-			"Joint success (task done with no violation on the test day) is the headline number; see DESIGN.md for the benchmark.",
+			"Joint success (task done with no violation on the test day) is the headline number; see sim/DESIGN.md for the benchmark.",
 		Generated: s.now().UTC(),
 		Fields:    map[string]string{},
 		Versions: api.DataVersions{SimSHA256: s.verify.SHA256(), Verifier: s.verify.Kind(), Sims: c.Sims, Sim: sim.Version,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -82,7 +83,7 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 		su, err = sim.Suite{Name: p.Name, Version: p.Version}, nil
 	}
 	if err != nil {
-		return nil, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(s.suiteNames(), ", "))
+		return nil, errf(api.CodeInvalid, "unknown suite %q (want one of %s)", clip(name), strings.Join(s.suiteNames(), ", "))
 	}
 	c := &s.boards
 	for {
@@ -105,7 +106,7 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 			case <-wait:
 				continue
 			case <-ctx.Done():
-				return nil, errf("timeout", "the request ended while the leaderboard was computed")
+				return nil, errf(api.CodeTimeout, "the request ended while the leaderboard was computed")
 			}
 		}
 		done := make(chan struct{})
@@ -139,14 +140,14 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 		if err != nil {
 			return nil, err
 		}
-		private := map[[3]string]*Totals{}
+		private := map[[3]string]*domain.Totals{}
 		for _, c := range pt.Cells {
 			if !counts(c.Client, c.Provenance) {
 				continue
 			}
 			k := [3]string{c.Client, c.Agent, c.Provenance}
 			if private[k] == nil {
-				private[k] = &Totals{}
+				private[k] = &domain.Totals{}
 			}
 			private[k].Add(c.Totals)
 		}
@@ -171,18 +172,18 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 // it claims: human rows only server-stepped runs (sealed sessions),
 // baseline rows only the server's own; model rows are server-stepped (a
 // submitter key's) or self-reported, each its own row.
-func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
+func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 	type group struct {
 		client, agent, prov string
-		all                 Totals
-		cond, fam, wd       map[string]*Totals
+		all                 domain.Totals
+		cond, fam, wd       map[string]*domain.Totals
 		shas                map[string]bool
 	}
 	groups := map[[3]string]*group{}
 	var order []*group
-	get := func(m map[string]*Totals, k string) *Totals {
+	get := func(m map[string]*domain.Totals, k string) *domain.Totals {
 		if m[k] == nil {
-			m[k] = &Totals{}
+			m[k] = &domain.Totals{}
 		}
 		return m[k]
 	}
@@ -190,8 +191,8 @@ func Summaries(suite string, totals BoardTotals) []api.LeaderboardEntry {
 		key := [3]string{client, agent, prov}
 		g := groups[key]
 		if g == nil {
-			g = &group{client: client, agent: agent, prov: prov, cond: map[string]*Totals{}, fam: map[string]*Totals{},
-				wd: map[string]*Totals{}, shas: map[string]bool{}}
+			g = &group{client: client, agent: agent, prov: prov, cond: map[string]*domain.Totals{}, fam: map[string]*domain.Totals{},
+				wd: map[string]*domain.Totals{}, shas: map[string]bool{}}
 			groups[key] = g
 			order = append(order, g)
 		}
@@ -277,7 +278,7 @@ func (s *Server) suiteNames() []string {
 
 // Breakdown computes report.Breakdown from totals, exactly as
 // report.Summarize does from the records.
-func Breakdown(t Totals) report.Breakdown {
+func Breakdown(t domain.Totals) report.Breakdown {
 	b := report.Breakdown{Visits: t.Runs, Joint: report.Wilson(t.Joint, t.Runs), Task: report.Wilson(t.Task, t.Runs),
 		Compliance: report.Wilson(t.Compliance, t.Runs), Probe: report.Wilson(t.ProbeCorrect, t.ProbeAnswered),
 		ProbeTold: report.Wilson(t.ToldCorrect, t.ToldAnswered), Violations: []float64{},
@@ -293,7 +294,7 @@ func Breakdown(t Totals) report.Breakdown {
 	return b
 }
 
-func breakdowns(m map[string]*Totals) map[string]report.Breakdown {
+func breakdowns(m map[string]*domain.Totals) map[string]report.Breakdown {
 	out := make(map[string]report.Breakdown, len(m))
 	for k, t := range m {
 		out[k] = Breakdown(*t)

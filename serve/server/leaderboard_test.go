@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
@@ -68,7 +69,7 @@ func TestLeaderboardMatchesReport(t *testing.T) {
 			// stores a finished session.
 			rec := record(t, v, "self", "human")
 			rec.Suite, rec.SuiteVersion = su.Name, su.Version
-			if _, _, err := e.store.PutRun(t.Context(), server.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now,
+			if _, _, err := e.store.PutRun(t.Context(), domain.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now,
 				Participant: fmt.Sprintf("human-participant-%d", i), ConsentVersion: server.ConsentVersion, Verifier: "wasm",
 				Provenance: api.ProvenanceStepped, Record: rec}); err != nil {
 				t.Fatal(err)
@@ -111,14 +112,14 @@ func TestLeaderboardManyRuns(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	su, _ := sim.LookupSuite("standard")
 	var recs []sim.Record
-	var runs []server.Run
+	var runs []domain.Run
 	for i := 0; i < 3000; i++ {
 		agent, client := []string{"greedy", "oracle", "gpt-x", "human"}[i%4], []string{"baseline", "baseline", "model", "human"}[i%4]
 		rec := synthetic(su.Visits[r.IntN(len(su.Visits))], agent, client, r)
 		rec.Suite, rec.SuiteVersion = su.Name, su.Version
 		recs = append(recs, rec)
 		prov := map[string]string{"baseline": api.ProvenanceServer, "human": api.ProvenanceStepped, "model": api.ProvenanceSelfReported}[client]
-		runs = append(runs, server.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now, ConsentVersion: "1", Provenance: prov, Record: rec})
+		runs = append(runs, domain.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: e.now, ConsentVersion: "1", Provenance: prov, Record: rec})
 	}
 	if err := e.store.BulkPut(context.Background(), runs); err != nil {
 		t.Fatal(err)

@@ -24,9 +24,9 @@ func TestSubmitOnce(t *testing.T) {
 		room   []string
 		second play
 		status int
-		code   string // error code, or "" for a stored or duplicate run
-		dup    bool   // 200 duplicate naming the first run
-		msg    string // in the error message
+		code   api.Code // error code, or "" for a stored or duplicate run
+		dup    bool     // 200 duplicate naming the first run
+		msg    string   // in the error message
 	}{
 		{name: "model trajectory again", first: &play{controlVisit, "greedy", "model", "model:greedy"},
 			second: play{controlVisit, "greedy", "model", "model:greedy"}, status: 200, dup: true},
@@ -122,7 +122,7 @@ func TestReplaySlotHeld(t *testing.T) {
 		name    string
 		release bool // let the replays finish first
 		status  int
-		code    string
+		code    api.Code
 	}{
 		{name: "slow replay", status: 503, code: "timeout"},
 		{name: "while it still runs", status: 503, code: "busy"},

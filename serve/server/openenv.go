@@ -117,7 +117,7 @@ const practiceSuite = "train"
 // for and returns its state and token.
 func (s *Server) envOpen(r *http.Request, req envReset, headerKey string) (api.SessionState, string, error) {
 	if s.sessions == nil {
-		return api.SessionState{}, "", errf("unavailable", "this server steps no sessions")
+		return api.SessionState{}, "", errf(api.CodeUnavailable, "this server steps no sessions")
 	}
 	if err := checkReset(req); err != nil {
 		return api.SessionState{}, "", err
@@ -160,7 +160,7 @@ func parseAction(raw json.RawMessage) (envAction, error) {
 		return a, err
 	}
 	if (a.Action == nil) == (a.Answer == nil) {
-		return a, errf("invalid", `an action is {"action": "north"} (or any of %s; "give NAME"), or after the visit {"answer": k}`, strings.Join(sim.ActionVerbs(), ", "))
+		return a, errf(api.CodeInvalid, `an action is {"action": "north"} (or any of %s; "give NAME"), or after the visit {"answer": k}`, strings.Join(sim.ActionVerbs(), ", "))
 	}
 	return a, nil
 }
@@ -168,7 +168,7 @@ func parseAction(raw json.RawMessage) (envAction, error) {
 // envAct takes one action (or the probe answer) in the session of token.
 func (s *Server) envAct(r *http.Request, token string, a envAction) (api.SessionState, error) {
 	if s.sessions == nil {
-		return api.SessionState{}, errf("unavailable", "this server steps no sessions")
+		return api.SessionState{}, errf(api.CodeUnavailable, "this server steps no sessions")
 	}
 	var st api.SessionState
 	var err error
@@ -184,10 +184,10 @@ func (s *Server) envAct(r *http.Request, token string, a envAction) (api.Session
 // most 255 characters.
 func checkReset(req envReset) error {
 	if req.Seed != nil && *req.Seed < 0 {
-		return errf("invalid", "seed must be at least 0")
+		return errf(api.CodeInvalid, "seed must be at least 0")
 	}
 	if len(req.EpisodeID) > 255 {
-		return errf("invalid", "episode_id is at most 255 characters")
+		return errf(api.CodeInvalid, "episode_id is at most 255 characters")
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func checkReset(req envReset) error {
 // unknown field, nothing after the value.
 func strictDecode(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
-		return errf("invalid", "malformed JSON: empty")
+		return errf(api.CodeInvalid, "malformed JSON: empty")
 	}
 	return decodeBytes(raw, v, 16)
 }
@@ -315,13 +315,13 @@ func (s *Server) envStepHTTP(w http.ResponseWriter, r *http.Request) error {
 		token = bearer(r)
 	}
 	if !session.ValidToken(token) {
-		return errf("invalid", "session_id must be the token that POST /reset returned in its metadata")
+		return errf(api.CodeInvalid, "session_id must be the token that POST /reset returned in its metadata")
 	}
 	if req.TimeoutS != nil && *req.TimeoutS <= 0 {
-		return errf("invalid", "timeout_s must be positive")
+		return errf(api.CodeInvalid, "timeout_s must be positive")
 	}
 	if len(req.RequestID) > 255 {
-		return errf("invalid", "request_id is at most 255 characters")
+		return errf(api.CodeInvalid, "request_id is at most 255 characters")
 	}
 	a, err := parseAction(req.Action)
 	if err != nil {
@@ -338,14 +338,14 @@ func (s *Server) envStepHTTP(w http.ResponseWriter, r *http.Request) error {
 // Authorization: Bearer).
 func (s *Server) envStateHTTP(w http.ResponseWriter, r *http.Request) error {
 	if s.sessions == nil {
-		return errf("unavailable", "this server steps no sessions")
+		return errf(api.CodeUnavailable, "this server steps no sessions")
 	}
 	token := r.URL.Query().Get("session_id")
 	if token == "" {
 		token = bearer(r)
 	}
 	if !session.ValidToken(token) {
-		return errf("invalid", "name the session: GET /state?session_id=TOKEN (the token POST /reset returned)")
+		return errf(api.CodeInvalid, "name the session: GET /state?session_id=TOKEN (the token POST /reset returned)")
 	}
 	st, err := s.sessions.Get(r.Context(), token)
 	if err != nil {

@@ -20,9 +20,10 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
-	"github.com/normgym/normgym/serve/api/nickname"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
+	"github.com/normgym/normgym/web/nickname"
 )
 
 // Room limits.
@@ -55,20 +56,20 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 	}
 	name := strings.TrimSpace(req.Name)
 	if name != "" && (!validName(name) || len([]rune(name)) > maxRoomName) {
-		return errf("invalid", "name must be at most %d printable characters", maxRoomName)
+		return errf(api.CodeInvalid, "name must be at most %d printable characters", maxRoomName)
 	}
-	room := Room{Name: name, CreatedAt: s.now().UTC(), Teacher: teacher}
+	room := domain.Room{Name: name, CreatedAt: s.now().UTC(), Teacher: teacher}
 	switch {
 	case req.Suite != "" && len(req.Visits) > 0:
-		return errf("invalid", "give either suite or visits, not both")
+		return errf(api.CodeInvalid, "give either suite or visits, not both")
 	case len(req.Visits) > 0:
 		if len(req.Visits) > maxRoomVisits {
-			return errf("invalid", "a room holds at most %d visits", maxRoomVisits)
+			return errf(api.CodeInvalid, "a room holds at most %d visits", maxRoomVisits)
 		}
 		seen := map[string]bool{}
 		for _, v := range req.Visits {
 			if _, err := sim.ParseVisitID(v); err != nil {
-				return errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+				return errf(api.CodeInvalid, "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 			}
 			if !seen[v] {
 				seen[v] = true
@@ -82,7 +83,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 		}
 		su, err := sim.LookupSuite(name)
 		if err != nil {
-			return errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
+			return errf(api.CodeInvalid, "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
 		}
 		room.Suite, room.Visits = su.Name, su.Visits
 	}
@@ -98,7 +99,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, ErrExists) || try == 20 {
+		if !errors.Is(err, domain.ErrExists) || try == 20 {
 			return err
 		}
 	}
@@ -136,20 +137,20 @@ func (s *Server) teacher(r *http.Request) (string, error) {
 		return "", nil
 	}
 	if key == "" {
-		return "", errf("unauthorized", "creating a room needs a teacher key from this site's operator: send Authorization: Bearer <key> (the /teach page has a field for it)")
+		return "", errf(api.CodeUnauthorized, "creating a room needs a teacher key from this site's operator: send Authorization: Bearer <key> (the /teach page has a field for it)")
 	}
 	if s.opts.TeacherKeys == nil {
 		if s.opts.OpenRooms {
 			return "", nil
 		}
-		return "", errf("forbidden", "this site issues no teacher keys, so it creates no rooms: ask its operator")
+		return "", errf(api.CodeForbidden, "this site issues no teacher keys, so it creates no rooms: ask its operator")
 	}
 	label, ok := s.opts.TeacherKeys.Label(key)
 	if !ok {
 		if s.opts.OpenRooms {
 			return "", nil
 		}
-		return "", errf("forbidden", "that is not a teacher key of this site")
+		return "", errf(api.CodeForbidden, "that is not a teacher key of this site")
 	}
 	return label, nil
 }
@@ -174,7 +175,7 @@ func randomToken() string {
 }
 
 // roomExpires is when a room stops taking students.
-func (s *Server) roomExpires(room Room) time.Time {
+func (s *Server) roomExpires(room domain.Room) time.Time {
 	return room.CreatedAt.Add(s.opts.RoomTTL).UTC()
 }
 
@@ -182,17 +183,17 @@ func (s *Server) roomExpires(room Room) time.Time {
 // not_found. Every call draws a token from the client's ClassLookup
 // bucket: this is the one place a code is resolved, so guessing codes is
 // as slow on every route.
-func (s *Server) findRoom(r *http.Request, code string) (Room, error) {
+func (s *Server) findRoom(r *http.Request, code string) (domain.Room, error) {
 	if err := s.allow(r, ClassLookup); err != nil {
-		return Room{}, err
+		return domain.Room{}, err
 	}
 	c, ok := api.NormalizeRoomCode(code)
 	if !ok {
-		return Room{}, errf("not_found", "there is no room %q", clip(code))
+		return domain.Room{}, errf(api.CodeNotFound, "there is no room %q", clip(code))
 	}
 	room, err := s.store.Room(r.Context(), c)
-	if errors.Is(err, ErrNotFound) {
-		return Room{}, errf("not_found", "there is no room %q", c)
+	if errors.Is(err, domain.ErrNotFound) {
+		return domain.Room{}, errf(api.CodeNotFound, "there is no room %q", c)
 	}
 	return room, err
 }
@@ -200,19 +201,19 @@ func (s *Server) findRoom(r *http.Request, code string) (Room, error) {
 // openRoom is findRoom for students: a room past its time is gone, and
 // so is every room with a code of the old 6-symbol kind (about 29 bits:
 // guessable), unlooked-up, so that these answers tell nothing.
-func (s *Server) openRoom(r *http.Request, code string) (Room, error) {
+func (s *Server) openRoom(r *http.Request, code string) (domain.Room, error) {
 	if c, ok := api.NormalizeRoomCode(code); ok && api.LegacyRoomCode(c) {
 		if err := s.allow(r, ClassLookup); err != nil {
-			return Room{}, err
+			return domain.Room{}, err
 		}
-		return Room{}, errf("gone", "room codes of 6 characters were retired (they could be guessed): ask your teacher for a new room")
+		return domain.Room{}, errf(api.CodeGone, "room codes of 6 characters were retired (they could be guessed): ask your teacher for a new room")
 	}
 	room, err := s.findRoom(r, code)
 	if err != nil {
-		return Room{}, err
+		return domain.Room{}, err
 	}
 	if exp := s.roomExpires(room); !s.now().Before(exp) {
-		return Room{}, errf("gone", "room %s closed on %s (rooms take students for %s): ask your teacher for a new one",
+		return domain.Room{}, errf(api.CodeGone, "room %s closed on %s (rooms take students for %s): ask your teacher for a new one",
 			room.Code, exp.Format("2006-01-02"), days(s.opts.RoomTTL))
 	}
 	return room, nil
@@ -227,24 +228,24 @@ func days(d time.Duration) string {
 }
 
 // teacherRoom is findRoom for the room's teacher only, expired or not.
-func (s *Server) teacherRoom(r *http.Request) (Room, error) {
+func (s *Server) teacherRoom(r *http.Request) (domain.Room, error) {
 	room, err := s.findRoom(r, r.PathValue("code"))
 	if err != nil {
-		return Room{}, err
+		return domain.Room{}, err
 	}
 	tok := bearer(r)
 	if tok == "" {
-		return Room{}, errf("unauthorized", "this is for the room's teacher: send Authorization: Bearer <teacher_token>")
+		return domain.Room{}, errf(api.CodeUnauthorized, "this is for the room's teacher: send Authorization: Bearer <teacher_token>")
 	}
 	sum := sha256.Sum256([]byte(tok))
 	if subtle.ConstantTimeCompare([]byte(hex.EncodeToString(sum[:])), []byte(room.TokenSHA256)) != 1 {
-		return Room{}, errf("forbidden", "that is not this room's teacher token")
+		return domain.Room{}, errf(api.CodeForbidden, "that is not this room's teacher token")
 	}
 	return room, nil
 }
 
 // roomInfo returns a room's public view and its students' totals.
-func (s *Server) roomInfo(r *http.Request, room Room) (api.Room, []Student, []ProbeCount, error) {
+func (s *Server) roomInfo(r *http.Request, room domain.Room) (api.Room, []domain.Student, []domain.ProbeCount, error) {
 	ctx := r.Context()
 	students, err := s.store.RoomStudents(ctx, room.Code)
 	if err != nil {
@@ -254,7 +255,7 @@ func (s *Server) roomInfo(r *http.Request, room Room) (api.Room, []Student, []Pr
 	if err != nil {
 		return api.Room{}, nil, nil, err
 	}
-	var all Totals
+	var all domain.Totals
 	for _, st := range students {
 		all.Add(st.Totals)
 	}
@@ -293,7 +294,7 @@ func (s *Server) room(w http.ResponseWriter, r *http.Request) error {
 
 // members returns a room's members, Playing set for those who hold a
 // visit that has not expired.
-func (s *Server) members(ctx context.Context, room Room) ([]Member, error) {
+func (s *Server) members(ctx context.Context, room domain.Room) ([]domain.Member, error) {
 	return s.store.RoomMembers(ctx, room.Code, s.now().Add(-s.opts.AssignTTL))
 }
 
@@ -310,22 +311,22 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !api.ValidParticipant(req.Participant) {
-		return errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+		return errf(api.CodeInvalid, "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
 	}
 	nick, err := nickname.Normalize(req.Nickname)
 	if err != nil {
-		return errf("invalid", "%s: %s", strings.TrimPrefix(err.Error(), "nickname: "), nickname.Rules)
+		return errf(api.CodeInvalid, "%s: %s", strings.TrimPrefix(err.Error(), "nickname: "), nickname.Rules)
 	}
 	room, err := s.openRoom(r, r.PathValue("code"))
 	if err != nil {
 		return err
 	}
-	m := Member{Room: room.Code, Participant: req.Participant, Nickname: nick, Key: nickname.Key(nick), JoinedAt: s.now().UTC()}
+	m := domain.Member{Room: room.Code, Participant: req.Participant, Nickname: nick, Key: nickname.Key(nick), JoinedAt: s.now().UTC()}
 	switch err := s.store.JoinRoom(r.Context(), m, maxRoomMembers); {
-	case errors.Is(err, ErrExists):
-		return errf("conflict", "someone in this class already has the nickname %s, or one that differs only in capitals, spaces or '-': choose another (adding a letter or your seat number works)", nick)
-	case errors.Is(err, ErrFull):
-		return errf("conflict", "room %s is full (%d students): ask your teacher", room.Code, maxRoomMembers)
+	case errors.Is(err, domain.ErrExists):
+		return errf(api.CodeConflict, "someone in this class already has the nickname %s, or one that differs only in capitals, spaces or '-': choose another (adding a letter or your seat number works)", nick)
+	case errors.Is(err, domain.ErrFull):
+		return errf(api.CodeConflict, "room %s is full (%d students): ask your teacher", room.Code, maxRoomMembers)
 	case err != nil:
 		return err
 	}
@@ -393,7 +394,7 @@ func TutorialVisits() []string { return append(tutorialVisits[:], tutorialContro
 // it draws by a hash of the room's code, so that the class shares one
 // tutorial and the choice follows no order that would tell which families
 // the room holds.
-func tutorialFor(room Room) string {
+func tutorialFor(room domain.Room) string {
 	inNorm, inFamily := map[string]bool{}, map[string]bool{}
 	for _, v := range room.Visits {
 		id, err := sim.ParseVisitID(v)
@@ -466,13 +467,13 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 // (with their totals once they have runs), then the participants who sent
 // runs to the room without joining it, with no nickname. No row carries a
 // pseudonym.
-func studentRows(members []Member, students []Student) []api.StudentRow {
-	byP := make(map[string]Student, len(students))
+func studentRows(members []domain.Member, students []domain.Student) []api.StudentRow {
+	byP := make(map[string]domain.Student, len(students))
 	for _, st := range students {
 		byP[st.Participant] = st
 	}
 	out := make([]api.StudentRow, 0, len(members)+len(students))
-	add := func(nick string, playing bool, st Student) {
+	add := func(nick string, playing bool, st domain.Student) {
 		row := api.StudentRow{Nickname: nick, Playing: playing, Runs: st.Runs, Joint: st.Joint, Task: st.Task,
 			Compliance: st.Compliance, ProbeAnswered: st.ProbeAnswered, ProbeCorrect: st.ProbeCorrect, Last: st.Last}
 		if st.Runs > 0 {
@@ -568,7 +569,7 @@ func (s *Server) reveal(w http.ResponseWriter, r *http.Request) error {
 	if out.SameVisit {
 		visit(room.Visits[0])
 	}
-	f := RunFilter{Room: room.Code, Limit: exportPage}
+	f := domain.RunFilter{Room: room.Code, Limit: exportPage}
 	for read := 0; read < maxRevealRuns; {
 		runs, err := s.store.Runs(ctx, f)
 		if err != nil {
@@ -719,7 +720,7 @@ func (s *Server) roomExport(w http.ResponseWriter, r *http.Request) error {
 		header[i] = c.name
 	}
 	cw.Write(report.CSVRow(header))
-	return s.streamRuns(w, r, RunFilter{Room: room.Code}, func(run Run) error {
+	return s.streamRuns(w, r, domain.RunFilter{Room: room.Code}, func(run domain.Run) error {
 		return cw.Write(row(cols, run))
 	}, cw.Flush)
 }
@@ -736,7 +737,7 @@ func roomColumns(nick map[string]string) []column {
 			continue
 		case "participant":
 			c = column{"nickname", "the nickname the student chose when joining the room (empty: none)",
-				func(r Run) string { return nick[r.Participant] }}
+				func(r domain.Run) string { return nick[r.Participant] }}
 		}
 		out = append(out, c)
 	}

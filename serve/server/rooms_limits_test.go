@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
 )
 
@@ -37,7 +38,7 @@ func TestRoomNeedsTeacher(t *testing.T) {
 		e      *env
 		auth   string
 		status int
-		code   string
+		code   api.Code
 	}{
 		{"no key", closed, "", 401, "unauthorized"},
 		{"wrong key", closed, "Bearer ngt_nope", 403, "forbidden"},
@@ -228,7 +229,7 @@ func TestLegacyRoomCodes(t *testing.T) {
 	e := newEnv(t)
 	token := "legacy-teacher-token"
 	sum := sha256.Sum256([]byte(token))
-	if err := e.store.CreateRoom(t.Context(), server.Room{Code: "ABC234", Suite: "mini", Visits: []string{controlVisit},
+	if err := e.store.CreateRoom(t.Context(), domain.Room{Code: "ABC234", Suite: "mini", Visits: []string{controlVisit},
 		TokenSHA256: hex.EncodeToString(sum[:]), CreatedAt: e.now}); err != nil {
 		t.Fatal(err)
 	}

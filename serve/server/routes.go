@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/limit"
 )
 
@@ -93,7 +94,7 @@ type route struct {
 // routeTable lists every route.
 func (s *Server) routeTable() []route {
 	notFound := func(w http.ResponseWriter, r *http.Request) error {
-		return errf("not_found", "no such endpoint: %s (see GET / for the list)", r.URL.Path)
+		return errf(api.CodeNotFound, "no such endpoint: %s (see GET / for the list)", r.URL.Path)
 	}
 	return []route{
 		{pattern: "/healthz", methods: methods{"GET": s.health}},
@@ -216,7 +217,7 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 			return
 		}
 		if r.ContentLength > max {
-			refuse(errf("too_large", "the body is larger than %d bytes", max))
+			refuse(errf(api.CodeTooLarge, "the body is larger than %d bytes", max))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
@@ -242,7 +243,7 @@ func (s *Server) allow(r *http.Request, class string) error {
 		return nil
 	}
 	s.limited.note(s.log, s.now(), class)
-	e := errf("rate_limited", "too many requests of this kind (%s) from your address: try again in %s", class, roundUp(retry))
+	e := errf(api.CodeRateLimited, "too many requests of this kind (%s) from your address: try again in %s", class, roundUp(retry))
 	e.RetryAfter = retry
 	return e
 }

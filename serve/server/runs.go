@@ -15,6 +15,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 )
@@ -68,13 +69,13 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	// Bound the work before anything else: an honest record holds one
 	// action per step of the visit and a few events per step.
 	if n := len(sub.Record.Actions); n > MaxActions {
-		return errf("invalid", "record.actions holds %d actions, but a visit takes at most %d steps", n, sim.PracticeSteps+sim.TestSteps)
+		return errf(api.CodeInvalid, "record.actions holds %d actions, but a visit takes at most %d steps", n, sim.PracticeSteps+sim.TestSteps)
 	}
 	if n := len(sub.Record.Events); n > MaxEvents {
-		return errf("invalid", "record.events holds %d events, more than a visit can show (at most %d)", n, MaxEvents)
+		return errf(api.CodeInvalid, "record.events holds %d events, more than a visit can show (at most %d)", n, MaxEvents)
 	}
 	if !api.ValidRunID(sub.RunID) {
-		return errf("invalid", "run_id must be 16 to 64 characters of letters, digits, '-' and '_' (a random id per run)")
+		return errf(api.CodeInvalid, "run_id must be 16 to 64 characters of letters, digits, '-' and '_' (a random id per run)")
 	}
 	canon, err := json.Marshal(sub)
 	if err != nil {
@@ -86,7 +87,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	// A retry of a stored run needs no replay.
 	if prev, err := s.store.Run(ctx, sub.RunID); err == nil {
 		return s.answerExisting(w, prev, content)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, domain.ErrNotFound) {
 		return err
 	}
 	rec, err := s.check(r, &sub)
@@ -97,7 +98,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	// second `normgym run --submit` of the same records): nothing to store.
 	if prev, err := s.store.RunByTrajectory(ctx, sub.Participant, rec.Visit, rec.Hash); err == nil {
 		return s.answerSameTrajectory(w, prev)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, domain.ErrNotFound) {
 		return err
 	}
 	if err := s.checkNorm(ctx, sub.Participant, rec); err != nil {
@@ -107,15 +108,15 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run := Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
+	run := domain.Run{RunID: sub.RunID, ContentSHA256: content, CreatedAt: s.now().UTC(), Participant: sub.Participant,
 		Room: sub.Room, ConsentVersion: ConsentVersion, Verifier: s.verify.Kind(), Provenance: api.ProvenanceSelfReported, Record: verified}
 	stored, created, err := s.store.PutRun(ctx, run)
-	if errors.Is(err, ErrNormPlayed) {
+	if errors.Is(err, domain.ErrNormPlayed) {
 		// Another run of this norm by the participant got in first.
 		if err := s.checkNorm(ctx, sub.Participant, verified); err != nil {
 			return err
 		}
-		return errf("conflict", "participant %s already played norm %s in another visit", sub.Participant, verified.Norm)
+		return errf(api.CodeConflict, "participant %s already played norm %s in another visit", sub.Participant, verified.Norm)
 	}
 	if err != nil {
 		return err
@@ -133,7 +134,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 // the same trajectory of the visit as run prev: a duplicate, so that a
 // client that submits a run again under a fresh id stores nothing twice.
 // The answer's run_id is the stored one.
-func (s *Server) answerSameTrajectory(w http.ResponseWriter, prev Run) error {
+func (s *Server) answerSameTrajectory(w http.ResponseWriter, prev domain.Run) error {
 	return writeJSON(w, http.StatusOK, api.SubmitResponse{RunID: prev.RunID, Duplicate: true, Record: prev.Record})
 }
 
@@ -146,22 +147,22 @@ func (s *Server) checkNorm(ctx context.Context, participant string, rec sim.Reco
 	}
 	id, err := sim.ParseVisitID(rec.Visit)
 	if err != nil {
-		return errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+		return errf(api.CodeInvalid, "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 	}
 	prev, err := s.store.NormRun(ctx, participant, id.Norm, rec.Visit)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	return errf("conflict", "participant %s already played norm %s (visit %s, run %s): a person meets each norm once, so this run of visit %s is not stored (GET /api/assign hands out a visit of a new norm)",
+	return errf(api.CodeConflict, "participant %s already played norm %s (visit %s, run %s): a person meets each norm once, so this run of visit %s is not stored (GET /api/assign hands out a visit of a new norm)",
 		participant, id.Norm, prev.Record.Visit, prev.RunID, rec.Visit)
 }
 
 // answerExisting answers a submission whose run id is stored.
-func (s *Server) answerExisting(w http.ResponseWriter, prev Run, content string) error {
+func (s *Server) answerExisting(w http.ResponseWriter, prev domain.Run, content string) error {
 	if prev.ContentSHA256 != content {
-		return errf("conflict", "run_id %s is already stored with different content: use a new random run_id for a new run", prev.RunID)
+		return errf(api.CodeConflict, "run_id %s is already stored with different content: use a new random run_id for a new run", prev.RunID)
 	}
 	return writeJSON(w, http.StatusOK, api.SubmitResponse{RunID: prev.RunID, Duplicate: true, Record: prev.Record})
 }
@@ -171,91 +172,91 @@ func (s *Server) answerExisting(w http.ResponseWriter, prev Run, content string)
 func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error) {
 	rec := sub.Record
 	if !sub.Consent {
-		return rec, errf("consent", "consent is required: show the text of GET /api/consent (version %s) and send consent: true", ConsentVersion)
+		return rec, errf(api.CodeConsent, "consent is required: show the text of GET /api/consent (version %s) and send consent: true", ConsentVersion)
 	}
 	if sub.ConsentVersion != "" && sub.ConsentVersion != ConsentVersion {
-		return rec, errf("consent", "consent_version %q is not the current one (%s): show the current text of GET /api/consent again", clip(sub.ConsentVersion), ConsentVersion)
+		return rec, errf(api.CodeConsent, "consent_version %q is not the current one (%s): show the current text of GET /api/consent again", clip(sub.ConsentVersion), ConsentVersion)
 	}
 	if err := s.checkVersions(rec); err != nil {
 		return rec, err
 	}
 	if !slices.Contains(clients, rec.Client) {
-		return rec, errf("invalid", "record.client must be one of %s, not %q", strings.Join(clients, ", "), clip(rec.Client))
+		return rec, errf(api.CodeInvalid, "record.client must be one of %s, not %q", strings.Join(clients, ", "), clip(rec.Client))
 	}
 	// A person is a random pseudonym; a program may be named by its
 	// submitter ("model:NAME", "baseline:greedy"), but never by an email.
 	if p := sub.Participant; p != "" && !api.ValidParticipant(p) &&
 		(rec.Client == "human" || !validName(p) || strings.ContainsAny(p, "@ \t")) {
-		return rec, errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+		return rec, errf(api.CodeInvalid, "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
 	}
 	switch rec.Client {
 	case "baseline":
-		return rec, errf("forbidden", "baseline runs are computed by the server itself (their rows say provenance %q): submitted records may be model runs, or a classroom's human runs", api.ProvenanceServer)
+		return rec, errf(api.CodeForbidden, "baseline runs are computed by the server itself (their rows say provenance %q): submitted records may be model runs, or a classroom's human runs", api.ProvenanceServer)
 	case "human":
 		if sub.Room == "" {
-			return rec, errf("forbidden", "a person's run counts only if the server stepped it: play through a session (POST /api/sessions), whose page never holds the norm; submitted human records are taken in classrooms only")
+			return rec, errf(api.CodeForbidden, "a person's run counts only if the server stepped it: play through a session (POST /api/sessions), whose page never holds the norm; submitted human records are taken in classrooms only")
 		}
 	}
 	switch rec.Client {
 	case "human":
 		if sub.Participant == "" {
-			return rec, errf("invalid", "a human run needs a participant pseudonym")
+			return rec, errf(api.CodeInvalid, "a human run needs a participant pseudonym")
 		}
 		if rec.Agent != "" && rec.Agent != "human" {
-			return rec, errf("invalid", `record.agent of a human run must be "human" or empty`)
+			return rec, errf(api.CodeInvalid, `record.agent of a human run must be "human" or empty`)
 		}
 		rec.Agent = "human"
 		// Free-form data from a person's browser could identify them.
 		rec.Extra = nil
 	case "baseline":
 		if !slices.Contains(agents.Names(), rec.Agent) {
-			return rec, errf("invalid", "record.agent of a baseline run must be one of %s, not %q", strings.Join(agents.Names(), ", "), clip(rec.Agent))
+			return rec, errf(api.CodeInvalid, "record.agent of a baseline run must be one of %s, not %q", strings.Join(agents.Names(), ", "), clip(rec.Agent))
 		}
 	case "model":
 		if !validName(rec.Agent) || rec.Agent == "human" || slices.Contains(agents.Names(), rec.Agent) {
-			return rec, errf("invalid", "record.agent of a model run must be the model's name (1 to 100 printable characters, not a baseline's name or \"human\")")
+			return rec, errf(api.CodeInvalid, "record.agent of a model run must be the model's name (1 to 100 printable characters, not a baseline's name or \"human\")")
 		}
 	}
 	if rec.Extra != nil {
 		if b, err := json.Marshal(rec.Extra); err != nil || len(b) > maxExtra {
-			return rec, errf("invalid", "record.extra must be at most %d bytes of JSON", maxExtra)
+			return rec, errf(api.CodeInvalid, "record.extra must be at most %d bytes of JSON", maxExtra)
 		}
 	}
 	if _, err := sim.ParseVisitID(rec.Visit); err != nil {
-		return rec, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+		return rec, errf(api.CodeInvalid, "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 	}
-	var room *Room
+	var room *domain.Room
 	if sub.Room != "" {
 		if sub.Participant == "" {
-			return rec, errf("invalid", "a run in a room needs a participant pseudonym")
+			return rec, errf(api.CodeInvalid, "a run in a room needs a participant pseudonym")
 		}
 		rm, err := s.openRoom(r, sub.Room)
-		if e := (*Error)(nil); errors.As(err, &e) && e.Code == "not_found" {
-			return rec, errf("invalid", "there is no room %q", clip(sub.Room))
+		if e := (*Error)(nil); errors.As(err, &e) && e.Code == api.CodeNotFound {
+			return rec, errf(api.CodeInvalid, "there is no room %q", clip(sub.Room))
 		} else if err != nil {
 			return rec, err
 		}
 		if !slices.Contains(rm.Visits, rec.Visit) {
-			return rec, errf("invalid", "visit %s is not in room %s's visit set", rec.Visit, rm.Code)
+			return rec, errf(api.CodeInvalid, "visit %s is not in room %s's visit set", rec.Visit, rm.Code)
 		}
 		room, sub.Room = &rm, rm.Code
 	}
 	ref := s.suites[rec.Visit]
 	if ref.name == "" && room == nil {
-		return rec, errf("invalid", "visit %s is in no suite (see GET /api/suites or normgym suites): play a visit of a suite, or one that your room lists", rec.Visit)
+		return rec, errf(api.CodeInvalid, "visit %s is in no suite (see GET /api/suites or normgym suites): play a visit of a suite, or one that your room lists", rec.Visit)
 	}
 	if rec.Suite != "" && rec.Suite != ref.name {
 		if ref.name == "" {
-			return rec, errf("invalid", "visit %s is in no suite, but the record says suite %q", rec.Visit, clip(rec.Suite))
+			return rec, errf(api.CodeInvalid, "visit %s is in no suite, but the record says suite %q", rec.Visit, clip(rec.Suite))
 		}
-		return rec, errf("invalid", "visit %s belongs to suite %s, not %q", rec.Visit, ref.name, clip(rec.Suite))
+		return rec, errf(api.CodeInvalid, "visit %s belongs to suite %s, not %q", rec.Visit, ref.name, clip(rec.Suite))
 	}
 	if rec.SuiteVersion != "" && rec.SuiteVersion != ref.version {
-		return rec, errf("version", "suite %s is at version %s on this server, the record says %q", ref.name, ref.version, clip(rec.SuiteVersion))
+		return rec, errf(api.CodeVersion, "suite %s is at version %s on this server, the record says %q", ref.name, ref.version, clip(rec.SuiteVersion))
 	}
 	rec.Suite, rec.SuiteVersion = ref.name, ref.version
 	if sha := s.verify.SHA256(); rec.SimSHA256 != sha {
-		e := errf("version", "the record comes from sim.wasm %q, but this server runs sim.wasm %s (sim version %s): replay the visit with that module", clip(rec.SimSHA256), sha, sim.Version)
+		e := errf(api.CodeVersion, "the record comes from sim.wasm %q, but this server runs sim.wasm %s (sim version %s): replay the visit with that module", clip(rec.SimSHA256), sha, sim.Version)
 		e.SimSHA256 = sha
 		return rec, e
 	}
@@ -268,9 +269,9 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 func (s *Server) checkVersions(rec sim.Record) *Error {
 	var e *Error
 	if v := rec.SimVersion; v != sim.Version {
-		e = errf("version", "the record was made by sim version %s; this server runs sim version %s: re-run the visit", clip(orNone(v)), sim.Version)
+		e = errf(api.CodeVersion, "the record was made by sim version %s; this server runs sim version %s: re-run the visit", clip(orNone(v)), sim.Version)
 	} else if v, now := rec.Catalog, norms.Default().Version(); v != now {
-		e = errf("version", "the record was made with norm catalog version %s; this server runs catalog version %s: re-run the visit", clip(orNone(v)), now)
+		e = errf(api.CodeVersion, "the record was made with norm catalog version %s; this server runs catalog version %s: re-run the visit", clip(orNone(v)), now)
 	} else {
 		return nil
 	}
@@ -294,7 +295,7 @@ func (s *Server) replay(ctx context.Context, rec sim.Record) (sim.Record, error)
 	select {
 	case s.replays <- struct{}{}:
 	default:
-		return rec, errf("busy", "the server is verifying too many runs at once: try again in a few seconds")
+		return rec, errf(api.CodeBusy, "the server is verifying too many runs at once: try again in a few seconds")
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ReplayTimeout)
 	defer cancel()
@@ -324,16 +325,16 @@ func (s *Server) replay(ctx context.Context, rec sim.Record) (sim.Record, error)
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrUnreplayable):
-		return rec, errf("mismatch", "%s", strings.ReplaceAll(err.Error(), "sim: ", ""))
+		return rec, errf(api.CodeMismatch, "%s", strings.ReplaceAll(err.Error(), "sim: ", ""))
 	case errors.Is(err, context.DeadlineExceeded):
-		return rec, errf("timeout", "verifying the run took longer than %s: try again later", s.opts.ReplayTimeout)
+		return rec, errf(api.CodeTimeout, "verifying the run took longer than %s: try again later", s.opts.ReplayTimeout)
 	case errors.Is(err, context.Canceled):
-		return rec, errf("timeout", "the request ended before the run was verified")
+		return rec, errf(api.CodeTimeout, "the request ended before the run was verified")
 	default:
-		return rec, &Error{Code: "internal", Message: "replay failed", Err: err}
+		return rec, &Error{Code: api.CodeInternal, Message: "replay failed", Err: err}
 	}
 	if len(res.Diffs) > 0 {
-		e := errf("mismatch", "the record does not match its replay (%s): nothing was stored", strings.Join(res.Diffs, ", "))
+		e := errf(api.CodeMismatch, "the record does not match its replay (%s): nothing was stored", strings.Join(res.Diffs, ", "))
 		e.Diffs = res.Diffs
 		return rec, e
 	}
@@ -348,9 +349,9 @@ func (s *Server) replay(ctx context.Context, rec sim.Record) (sim.Record, error)
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	p := r.URL.Query().Get("participant")
 	if !api.ValidParticipant(p) {
-		return errf("invalid", "participant must be your pseudonym (8 to 64 letters, digits, '-' or '_')")
+		return errf(api.CodeInvalid, "participant must be your pseudonym (8 to 64 letters, digits, '-' or '_')")
 	}
-	runs, err := s.store.Runs(r.Context(), RunFilter{Participant: p, Limit: 1000})
+	runs, err := s.store.Runs(r.Context(), domain.RunFilter{Participant: p, Limit: 1000})
 	if err != nil {
 		return err
 	}
@@ -361,7 +362,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, out)
 }
 
-func summarize(run Run) api.RunSummary {
+func summarize(run domain.Run) api.RunSummary {
 	rec := run.Record
 	sm := api.RunSummary{RunID: run.RunID, CreatedAt: run.CreatedAt, Room: run.Room, Visit: rec.Visit, World: rec.World,
 		Condition: rec.Condition, Agent: rec.Agent, Client: rec.Client, Task: rec.Scores.Task, Compliance: rec.Scores.Compliance,

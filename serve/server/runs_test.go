@@ -92,7 +92,7 @@ func TestSubmitRejected(t *testing.T) {
 		edit   func(*api.Submission)
 		body   func(api.Submission) []byte // raw body instead of the submission
 		status int
-		code   string
+		code   api.Code
 		diff   string // in diffs
 		msg    string // in the message
 	}{
@@ -282,7 +282,7 @@ func TestMisc(t *testing.T) {
 	for _, tc := range []struct {
 		method, path string
 		status       int
-		code         string
+		code         api.Code
 	}{
 		{"DELETE", "/api/runs", 405, "method"},
 		{"GET", "/api/nothing", 404, "not_found"},
@@ -296,8 +296,8 @@ func TestMisc(t *testing.T) {
 		if got := errorOf(t, b); st != tc.status || got.Code != tc.code {
 			t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, st, b, tc.status, tc.code)
 		}
-		if server.StatusOf(tc.code) != tc.status {
-			t.Errorf("StatusOf(%s) = %d", tc.code, server.StatusOf(tc.code))
+		if tc.code.Status() != tc.status {
+			t.Errorf("%s.Status() = %d", tc.code, tc.code.Status())
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package server is NormGym's HTTP service: it verifies submitted runs by
 // replaying them, stores only what it recomputed, assigns visits to human
 // participants, serves the leaderboard, classrooms, the research export
-// and the web app. It keeps its data behind Storage (serve/store) and
+// and the web app. It keeps its data behind domain.Storage (serve/store) and
 // replays through a Verifier (the sim.wasm host, or the native core).
 //
 // The package never logs request bodies, query strings, tokens or client
@@ -26,6 +26,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/strictjson"
@@ -34,7 +35,7 @@ import (
 
 // Options configure a Server. Store and Verifier are required.
 type Options struct {
-	Store    Storage
+	Store    domain.Storage
 	Verifier Verifier
 	// Web is the built web app: the site embedded in the binary
 	// (web/dist), or a directory during development (os.DirFS). Without
@@ -97,7 +98,7 @@ type Options struct {
 // Server is the HTTP service. Create it with New; it is an http.Handler.
 type Server struct {
 	opts    Options
-	store   Storage
+	store   domain.Storage
 	verify  Verifier
 	log     *slog.Logger
 	now     func() time.Time
@@ -203,7 +204,7 @@ func (s *Server) api(m methods) http.Handler {
 			}
 			sort.Strings(allow)
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			s.writeError(w, r, errf("method", "%s is not allowed here (allowed: %s)", r.Method, strings.Join(allow, ", ")))
+			s.writeError(w, r, errf(api.CodeMethod, "%s is not allowed here (allowed: %s)", r.Method, strings.Join(allow, ", ")))
 			return
 		}
 		if err := h(w, r); err != nil {
@@ -212,10 +213,11 @@ func (s *Server) api(m methods) http.Handler {
 	})
 }
 
-// Error is a domain error: a stable code (see statusOf) and a message for
-// the user. Err, if set, is the internal cause: logged, never shown.
+// Error is a domain error: a stable code (api.Code, whose Status is the
+// HTTP status) and a message for the user. Err, if set, is the internal
+// cause: logged, never shown.
 type Error struct {
-	Code      string
+	Code      api.Code
 	Message   string
 	Diffs     []string
 	SimSHA256 string
@@ -233,38 +235,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-func errf(code, format string, a ...any) *Error {
+func errf(code api.Code, format string, a ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
-}
-
-// statuses maps every error code to its HTTP status: the one table.
-var statuses = map[string]int{
-	"invalid":         http.StatusBadRequest,
-	"consent":         http.StatusBadRequest,
-	"unauthorized":    http.StatusUnauthorized,
-	"forbidden":       http.StatusForbidden,
-	"unavailable":     http.StatusServiceUnavailable,
-	"not_found":       http.StatusNotFound,
-	"not_implemented": http.StatusNotImplemented,
-	"method":          http.StatusMethodNotAllowed,
-	"conflict":        http.StatusConflict,
-	"version":         http.StatusConflict,
-	"too_large":       http.StatusRequestEntityTooLarge,
-	"gone":            http.StatusGone,
-	"upgrade":         http.StatusUpgradeRequired,
-	"rate_limited":    http.StatusTooManyRequests,
-	"mismatch":        http.StatusUnprocessableEntity,
-	"busy":            http.StatusServiceUnavailable,
-	"timeout":         http.StatusServiceUnavailable,
-	"internal":        http.StatusInternalServerError,
-}
-
-// StatusOf returns the HTTP status of an error code (500 if unknown).
-func StatusOf(code string) int {
-	if st, ok := statuses[code]; ok {
-		return st
-	}
-	return http.StatusInternalServerError
 }
 
 // writeError answers with err as JSON. Errors that are not *Error, and
@@ -272,19 +244,19 @@ func StatusOf(code string) int {
 // plain "internal error".
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *Error
-	if !errors.As(err, &e) || e.Code == "internal" || statuses[e.Code] == 0 {
+	if !errors.As(err, &e) || e.Code == api.CodeInternal || !e.Code.Known() {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
-		e = errf("internal", "internal error: the server could not finish this request (it has been logged)")
+		e = errf(api.CodeInternal, "internal error: the server could not finish this request (it has been logged)")
 	}
-	status := StatusOf(e.Code)
+	status := e.Code.Status()
 	switch e.Code {
-	case "busy", "timeout", "rate_limited":
+	case api.CodeBusy, api.CodeTimeout, api.CodeRateLimited:
 		d := e.RetryAfter
 		if d <= 0 {
 			d = 2 * time.Second
 		}
 		w.Header().Set("Retry-After", retryAfter(d))
-	case "unauthorized":
+	case api.CodeUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="normgym"`)
 	}
 	writeJSON(w, status, api.ErrorDetail{Code: e.Code, Message: e.Message, Diffs: e.Diffs, SimSHA256: e.SimSHA256})
@@ -311,17 +283,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 // longer than maxArray), and unknown fields and trailing data are errors.
 func decodeJSON(r *http.Request, v any, maxArray int) error {
 	if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "multipart/") {
-		return errf("invalid", "the body must be JSON (Content-Type application/json), not %q", ct)
+		return errf(api.CodeInvalid, "the body must be JSON (Content-Type application/json), not %q", ct)
 	}
 	body, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return errf("too_large", "the body is larger than %d bytes", tooBig.Limit)
+		return errf(api.CodeTooLarge, "the body is larger than %d bytes", tooBig.Limit)
 	} else if err != nil {
-		return errf("invalid", "reading the body: %v", err)
+		return errf(api.CodeInvalid, "reading the body: %v", err)
 	}
 	if len(body) == 0 {
-		return errf("invalid", "malformed JSON: empty body")
+		return errf(api.CodeInvalid, "malformed JSON: empty body")
 	}
 	return decodeBytes(body, v, maxArray)
 }
@@ -329,12 +301,12 @@ func decodeJSON(r *http.Request, v any, maxArray int) error {
 // decodeBytes decodes a JSON document into v as strictly as decodeJSON.
 func decodeBytes(body []byte, v any, maxArray int) error {
 	if err := strictjson.Check(body, strictjson.Limits{Array: maxArray}); err != nil {
-		return errf("invalid", "malformed JSON: %s", strings.TrimPrefix(err.Error(), "strictjson: "))
+		return errf(api.CodeInvalid, "malformed JSON: %s", strings.TrimPrefix(err.Error(), "strictjson: "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return errf("invalid", "malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return errf(api.CodeInvalid, "malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }
@@ -390,7 +362,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				}
 				s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				if sw.status == 0 {
-					s.writeError(sw, r, errf("internal", "panic"))
+					s.writeError(sw, r, errf(api.CodeInternal, "panic"))
 				}
 			}
 			if sw.status == http.StatusTooManyRequests {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 )
@@ -31,7 +32,7 @@ import (
 // openSession handles POST /api/sessions.
 func (s *Server) openSession(w http.ResponseWriter, r *http.Request) error {
 	if s.sessions == nil {
-		return errf("unavailable", "this server steps no sessions")
+		return errf(api.CodeUnavailable, "this server steps no sessions")
 	}
 	var req api.SessionRequest
 	if err := decodeJSON(r, &req, 16); err != nil {
@@ -62,10 +63,10 @@ func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest, key strin
 			label, ok = s.opts.SubmitterKeys.Label(key)
 		}
 		if !ok {
-			return session.Spec{}, errf("unauthorized", "unknown submitter key (the operator issues them: normgym submitter-key LABEL); without a key, sessions are practice and store nothing")
+			return session.Spec{}, errf(api.CodeUnauthorized, "unknown submitter key (the operator issues them: normgym submitter-key LABEL); without a key, sessions are practice and store nothing")
 		}
 		if req.Participant != "" || req.Consent || req.Room != "" || req.Agent != "" {
-			return session.Spec{}, errf("invalid", "a submitter key's session takes visit, or suite (and seed): its runs are stored under the key's label %q", label)
+			return session.Spec{}, errf(api.CodeInvalid, "a submitter key's session takes visit, or suite (and seed): its runs are stored under the key's label %q", label)
 		}
 		return s.modelSpec(ctx, label, req)
 	}
@@ -73,7 +74,7 @@ func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest, key strin
 		return s.humanSpec(r, req)
 	}
 	if req.Consent || req.Room != "" {
-		return session.Spec{}, errf("invalid", "a person's session needs the participant pseudonym")
+		return session.Spec{}, errf(api.CodeInvalid, "a person's session needs the participant pseudonym")
 	}
 	visit, suite, err := s.chooseVisit(req, false)
 	if err != nil {
@@ -84,7 +85,7 @@ func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest, key strin
 		agent = "practice"
 	}
 	if !validName(agent) {
-		return session.Spec{}, errf("invalid", "agent must be 1 to 100 printable characters")
+		return session.Spec{}, errf(api.CodeInvalid, "agent must be 1 to 100 printable characters")
 	}
 	return session.Spec{Kind: api.KindPractice, Agent: agent, Visit: visit, Suite: suite.name, SuiteVersion: suite.version}, nil
 }
@@ -94,7 +95,7 @@ func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest, key strin
 func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, suiteRef, error) {
 	switch {
 	case req.Visit != "" && (req.Suite != "" || req.Seed != nil):
-		return "", suiteRef{}, errf("invalid", "give visit, or suite and seed, not both")
+		return "", suiteRef{}, errf(api.CodeInvalid, "give visit, or suite and seed, not both")
 	case req.Visit != "":
 		if ref, ok := s.suites[req.Visit]; ok {
 			return req.Visit, ref, nil
@@ -103,7 +104,7 @@ func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, sui
 			return req.Visit, suiteRef{p.Name, p.Version}, nil
 		}
 		if _, err := sim.ParseVisitID(req.Visit); err != nil {
-			return "", suiteRef{}, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+			return "", suiteRef{}, errf(api.CodeInvalid, "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 		}
 		return req.Visit, suiteRef{}, nil
 	case req.Suite != "" && req.Seed != nil:
@@ -117,7 +118,7 @@ func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, sui
 		}
 		return visits[k], ref, nil
 	}
-	return "", suiteRef{}, errf("invalid", "give the visit, or a suite and a seed (the seed-th visit of the suite)")
+	return "", suiteRef{}, errf(api.CodeInvalid, "give the visit, or a suite and a seed (the seed-th visit of the suite)")
 }
 
 // suiteVisits returns a suite's visits: a public suite, or the private
@@ -125,13 +126,13 @@ func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, sui
 func (s *Server) suiteVisits(name string, private bool) ([]string, suiteRef, error) {
 	if p := s.opts.Private; p != nil && name == p.Name {
 		if !private {
-			return nil, suiteRef{}, errf("forbidden", "the %s suite is played only by holders of a submitter key", p.Name)
+			return nil, suiteRef{}, errf(api.CodeForbidden, "the %s suite is played only by holders of a submitter key", p.Name)
 		}
 		return p.Visits, suiteRef{p.Name, p.Version}, nil
 	}
 	su, err := sim.LookupSuite(name)
 	if err != nil {
-		return nil, suiteRef{}, errf("invalid", "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
+		return nil, suiteRef{}, errf(api.CodeInvalid, "unknown suite %q (want one of %s)", clip(name), strings.Join(sim.SuiteNames(), ", "))
 	}
 	return su.Visits, suiteRef{su.Name, su.Version}, nil
 }
@@ -169,7 +170,7 @@ func (s *Server) modelSpec(ctx context.Context, label string, req *api.SessionRe
 			}
 		}
 		if spec.Visit == "" {
-			return spec, errf("conflict", "key %s has played every visit of the %s suite", label, ref.name)
+			return spec, errf(api.CodeConflict, "key %s has played every visit of the %s suite", label, ref.name)
 		}
 		spec.Suite, spec.SuiteVersion, spec.Sealed = ref.name, ref.version, true
 	} else {
@@ -179,7 +180,7 @@ func (s *Server) modelSpec(ctx context.Context, label string, req *api.SessionRe
 		}
 		spec.Visit, spec.Suite, spec.SuiteVersion = v, ref.name, ref.version
 		if ref.name == "" {
-			return spec, errf("invalid", "visit %s is in no suite: a key's runs count for a suite's leaderboard (practice sessions, without a key, take any visit)", v)
+			return spec, errf(api.CodeInvalid, "visit %s is in no suite: a key's runs count for a suite's leaderboard (practice sessions, without a key, take any visit)", v)
 		}
 	}
 	if p := s.opts.Private; p != nil && spec.Suite == p.Name {
@@ -200,18 +201,18 @@ func (s *Server) humanSpec(r *http.Request, req *api.SessionRequest) (session.Sp
 	ctx := r.Context()
 	p := req.Participant
 	if !api.ValidParticipant(p) {
-		return session.Spec{}, errf("invalid", "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
+		return session.Spec{}, errf(api.CodeInvalid, "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
 	}
 	if !req.Consent {
-		return session.Spec{}, errf("consent", "consent is required: show the text of GET /api/consent (version %s) and send consent: true", ConsentVersion)
+		return session.Spec{}, errf(api.CodeConsent, "consent is required: show the text of GET /api/consent (version %s) and send consent: true", ConsentVersion)
 	}
 	if req.ConsentVersion != "" && req.ConsentVersion != ConsentVersion {
-		return session.Spec{}, errf("consent", "consent_version %q is not the current one (%s): show the current text of GET /api/consent again", clip(req.ConsentVersion), ConsentVersion)
+		return session.Spec{}, errf(api.CodeConsent, "consent_version %q is not the current one (%s): show the current text of GET /api/consent again", clip(req.ConsentVersion), ConsentVersion)
 	}
 	if req.Visit != "" || req.Suite != "" || req.Seed != nil || req.Agent != "" {
-		return session.Spec{}, errf("invalid", "a person plays the visit the server assigns: send participant, consent and (in a classroom) room only")
+		return session.Spec{}, errf(api.CodeInvalid, "a person plays the visit the server assigns: send participant, consent and (in a classroom) room only")
 	}
-	var room *Room
+	var room *domain.Room
 	if req.Room != "" {
 		rm, err := s.openRoom(r, req.Room)
 		if err != nil {
@@ -239,7 +240,7 @@ func (s *Server) humanSpec(r *http.Request, req *api.SessionRequest) (session.Sp
 		return spec, err
 	}
 	if as.Done {
-		return spec, errf("gone", "you have played every visit there is for you here: thank you!")
+		return spec, errf(api.CodeGone, "you have played every visit there is for you here: thank you!")
 	}
 	spec.Visit = visit
 	if ref, ok := s.suites[visit]; ok {
@@ -252,7 +253,7 @@ func (s *Server) humanSpec(r *http.Request, req *api.SessionRequest) (session.Sp
 func sessionToken(r *http.Request) (string, error) {
 	t := bearer(r)
 	if !session.ValidToken(t) {
-		return "", errf("unauthorized", "send the session's token as Authorization: Bearer sess_… (POST /api/sessions returns it)")
+		return "", errf(api.CodeUnauthorized, "send the session's token as Authorization: Bearer sess_… (POST /api/sessions returns it)")
 	}
 	return t, nil
 }
@@ -289,7 +290,7 @@ func (s *Server) sessionTrail(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) withToken(w http.ResponseWriter, r *http.Request, f func(token string) (any, error)) error {
 	if s.sessions == nil {
-		return errf("unavailable", "this server steps no sessions")
+		return errf(api.CodeUnavailable, "this server steps no sessions")
 	}
 	token, err := sessionToken(r)
 	if err != nil {
@@ -306,8 +307,8 @@ func (s *Server) withToken(w http.ResponseWriter, r *http.Request, f func(token 
 func sessionError(err error) error {
 	var e *session.Error
 	if errors.As(err, &e) {
-		if e.Code == "internal" {
-			return &Error{Code: "internal", Message: e.Message, Err: e}
+		if e.Code == api.CodeInternal {
+			return &Error{Code: api.CodeInternal, Message: e.Message, Err: e}
 		}
 		return &Error{Code: e.Code, Message: e.Message}
 	}
@@ -322,12 +323,12 @@ func (s *Server) storeSession(ctx context.Context, ss session.Session, rec sim.R
 		return "", err
 	}
 	sum := sha256.Sum256(body)
-	run := Run{RunID: session.RunID(ss), ContentSHA256: hex.EncodeToString(sum[:]), CreatedAt: s.now().UTC(),
+	run := domain.Run{RunID: session.RunID(ss), ContentSHA256: hex.EncodeToString(sum[:]), CreatedAt: s.now().UTC(),
 		Participant: ss.Participant, Room: ss.Room, ConsentVersion: ss.ConsentVersion, Verifier: verifier,
 		Provenance: api.ProvenanceStepped, Record: rec}
 	stored, _, err := s.store.PutRun(ctx, run)
-	if errors.Is(err, ErrNormPlayed) {
-		return "", &session.Error{Code: "conflict", Message: "you have met this visit's norm in another visit already: this run is not stored"}
+	if errors.Is(err, domain.ErrNormPlayed) {
+		return "", &session.Error{Code: api.CodeConflict, Message: "you have met this visit's norm in another visit already: this run is not stored"}
 	}
 	if err != nil {
 		return "", err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
@@ -375,7 +376,7 @@ func TestServerBaselines(t *testing.T) {
 		}
 	}
 	// Their records replay in sim.wasm.
-	runs, err := e.store.Runs(t.Context(), server.RunFilter{Limit: 20})
+	runs, err := e.store.Runs(t.Context(), domain.RunFilter{Limit: 20})
 	if err != nil || len(runs) == 0 {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/normgym/normgym/serve/api"
 )
 
 // wsIdle closes a WebSocket that sends nothing for this long (its session
@@ -41,11 +43,11 @@ type wsReply struct {
 // step rate limit.
 func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
 	if s.sessions == nil {
-		return errf("unavailable", "this server steps no sessions")
+		return errf(api.CodeUnavailable, "this server steps no sessions")
 	}
 	if !headerHas(r.Header, "Connection", "upgrade") || !headerHas(r.Header, "Upgrade", "websocket") {
 		w.Header().Set("Upgrade", "websocket")
-		return errf("upgrade", "GET /ws is OpenEnv's WebSocket session: open it with a WebSocket client (or use POST /reset and /step)")
+		return errf(api.CodeUpgrade, "GET /ws is OpenEnv's WebSocket session: open it with a WebSocket client (or use POST /reset and /step)")
 	}
 	// The server's read and write timeouts are for requests: lift them
 	// from the connection the WebSocket takes over.
@@ -69,7 +71,7 @@ func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
 		var reply wsReply
 		done := false
 		if typ != websocket.MessageText {
-			reply = wsError(errf("invalid", "messages are JSON text"), "INVALID_JSON")
+			reply = wsError(errf(api.CodeInvalid, "messages are JSON text"), "INVALID_JSON")
 		} else {
 			reply, done = s.wsHandle(r, msg, &token)
 		}
@@ -128,7 +130,7 @@ func (s *Server) wsHandle(r *http.Request, msg []byte, token *string) (reply wsR
 		return wsReply{Type: "observation", Data: envResultOf(st, tok, true)}, false
 	case "step":
 		if *token == "" {
-			return wsError(errf("invalid", "no session yet: send a reset first"), "SESSION_ERROR"), false
+			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false
 		}
 		a, err := parseAction(m.Data)
 		if err != nil {
@@ -144,7 +146,7 @@ func (s *Server) wsHandle(r *http.Request, msg []byte, token *string) (reply wsR
 		return wsReply{Type: "observation", Data: envResultOf(st, *token, false)}, false
 	case "state":
 		if *token == "" {
-			return wsError(errf("invalid", "no session yet: send a reset first"), "SESSION_ERROR"), false
+			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false
 		}
 		st, err := s.sessions.Get(r.Context(), *token)
 		if err != nil {
@@ -154,20 +156,20 @@ func (s *Server) wsHandle(r *http.Request, msg []byte, token *string) (reply wsR
 	case "close":
 		return wsReply{}, true
 	}
-	return wsError(errf("invalid", "unknown message type %q (want reset, step, state or close)", clip(m.Type)), "UNKNOWN_TYPE"), false
+	return wsError(errf(api.CodeInvalid, "unknown message type %q (want reset, step, state or close)", clip(m.Type)), "UNKNOWN_TYPE"), false
 }
 
 // wsError is OpenEnv's WSErrorResponse for err: its message and an
 // OpenEnv error code, with NormGym's own code and HTTP-equivalent status.
 func wsError(err error, code string) wsReply {
 	var e *Error
-	if !errors.As(err, &e) || e.Code == "internal" {
-		e = errf("internal", "internal error: the server could not finish this request")
+	if !errors.As(err, &e) || e.Code == api.CodeInternal {
+		e = errf(api.CodeInternal, "internal error: the server could not finish this request")
 	}
-	if e.Code == "internal" {
+	if e.Code == api.CodeInternal {
 		code = "EXECUTION_ERROR"
 	}
-	data := map[string]any{"message": e.Message, "code": code, "reason": e.Code, "status": StatusOf(e.Code)}
+	data := map[string]any{"message": e.Message, "code": code, "reason": e.Code, "status": e.Code.Status()}
 	if e.RetryAfter > 0 {
 		data["retry_after"] = roundUp(e.RetryAfter).Seconds()
 	}

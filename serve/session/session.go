@@ -10,8 +10,8 @@
 // session outlives the process: after a restart, or when its environment
 // was evicted from memory, the Manager replays the stored actions into a
 // fresh environment and goes on where the visit was. A visit is never
-// restarted. The package knows nothing of HTTP; serve/server maps its
-// errors (Error.Code) to statuses.
+// restarted. The package knows nothing of HTTP; its errors carry an
+// api.Code (Error.Code), which serve/server answers with.
 package session
 
 import (
@@ -107,30 +107,32 @@ var (
 	ErrConflict = errors.New("session: conflict")
 )
 
-// Error is the package's error for clients: a code serve/server maps to
-// a status ("invalid", "not_found", "gone", "conflict", "forbidden",
-// "internal") and a message that never names a sealed visit.
+// Error is the package's error for clients: an api.Code (invalid,
+// not_found, gone, conflict or internal; its Status is the HTTP status
+// serve/server answers with) and a message that never names a sealed
+// visit.
 type Error struct {
-	Code, Message string
+	Code    api.Code
+	Message string
 	// Err is the internal cause (logged, never shown).
 	Err error
 }
 
 func (e *Error) Error() string {
 	if e.Err != nil {
-		return "session: " + e.Code + ": " + e.Message + ": " + e.Err.Error()
+		return "session: " + string(e.Code) + ": " + e.Message + ": " + e.Err.Error()
 	}
-	return "session: " + e.Code + ": " + e.Message
+	return "session: " + string(e.Code) + ": " + e.Message
 }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-func errf(code, format string, a ...any) *Error {
+func errf(code api.Code, format string, a ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
 func internal(msg string, err error) *Error {
-	return &Error{Code: "internal", Message: msg, Err: err}
+	return &Error{Code: api.CodeInternal, Message: msg, Err: err}
 }
 
 // FinishFunc stores a finished session's record as a run and returns its
@@ -252,10 +254,10 @@ func RunID(s Session) string { return "session-" + s.ID }
 func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error) {
 	id, err := sim.ParseVisitID(spec.Visit)
 	if err != nil && !spec.Private {
-		return api.SessionState{}, errf("invalid", "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+		return api.SessionState{}, errf(api.CodeInvalid, "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
 	}
 	if spec.Private && m.opts.Private == nil {
-		return api.SessionState{}, errf("not_found", "this server has no private suite")
+		return api.SessionState{}, errf(api.CodeNotFound, "this server has no private suite")
 	}
 	if spec.Participant != "" {
 		prev, err := m.opts.Store.OwnerSession(ctx, spec.Participant, spec.Visit)
@@ -311,10 +313,10 @@ func normOf(visit string, id sim.VisitID) string {
 // resume gives an open session a new token.
 func (m *Manager) resume(ctx context.Context, s Session) (api.SessionState, error) {
 	if s.RunID != "" {
-		return api.SessionState{}, errf("conflict", "this visit has been played already: each visit is played once")
+		return api.SessionState{}, errf(api.CodeConflict, "this visit has been played already: each visit is played once")
 	}
 	if m.expired(s) {
-		return api.SessionState{}, errf("gone", "the session of this visit expired after %s without an action: each visit is played once, so it cannot be played again", m.opts.TTL)
+		return api.SessionState{}, errf(api.CodeGone, "the session of this visit expired after %s without an action: each visit is played once, so it cannot be played again", m.opts.TTL)
 	}
 	token := NewToken()
 	th := TokenHash(token)
@@ -398,7 +400,7 @@ func (m *Manager) drop(lv *live) {
 // memory (rebuilt from the store if need be).
 func (m *Manager) acquire(ctx context.Context, token string) (*live, error) {
 	if !ValidToken(token) {
-		return nil, errf("not_found", "no such session (a session token reads sess_ and 43 more characters)")
+		return nil, errf(api.CodeNotFound, "no such session (a session token reads sess_ and 43 more characters)")
 	}
 	th := TokenHash(token)
 	for {
@@ -412,7 +414,7 @@ func (m *Manager) acquire(ctx context.Context, token string) (*live, error) {
 		if lv.gone || lv.token != th {
 			lv.mu.Unlock()
 			if !lv.gone {
-				return nil, errf("not_found", "no such session (it was resumed elsewhere with a new token)")
+				return nil, errf(api.CodeNotFound, "no such session (it was resumed elsewhere with a new token)")
 			}
 			continue
 		}
@@ -421,7 +423,7 @@ func (m *Manager) acquire(ctx context.Context, token string) (*live, error) {
 	}
 	s, err := m.opts.Store.SessionByToken(ctx, th)
 	if errors.Is(err, ErrNotFound) {
-		return nil, errf("not_found", "no such session")
+		return nil, errf(api.CodeNotFound, "no such session")
 	} else if err != nil {
 		return nil, internal("reading the session", err)
 	}
@@ -505,16 +507,16 @@ func (m *Manager) Step(ctx context.Context, token, action string) (api.SessionSt
 	}
 	defer lv.mu.Unlock()
 	if m.expired(lv.sess) && !lv.frame.Over {
-		return api.SessionState{}, errf("gone", "this session expired after %s without an action: it cannot go on", m.opts.TTL)
+		return api.SessionState{}, errf(api.CodeGone, "this session expired after %s without an action: it cannot go on", m.opts.TTL)
 	}
 	if lv.frame.Over {
 		if m.stage(lv) == api.StageProbe {
-			return api.SessionState{}, errf("conflict", "the visit is over: answer the probe (POST …/answer with {\"answer\": k})")
+			return api.SessionState{}, errf(api.CodeConflict, "the visit is over: answer the probe (POST …/answer with {\"answer\": k})")
 		}
-		return api.SessionState{}, errf("conflict", "the visit is over")
+		return api.SessionState{}, errf(api.CodeConflict, "the visit is over")
 	}
 	if perr != nil {
-		return api.SessionState{}, errf("invalid", "%s", strings.TrimPrefix(perr.Error(), "sim: "))
+		return api.SessionState{}, errf(api.CodeInvalid, "%s", strings.TrimPrefix(perr.Error(), "sim: "))
 	}
 	now := m.opts.Now()
 	n := lv.sess.Actions
@@ -522,7 +524,7 @@ func (m *Manager) Step(ctx context.Context, token, action string) (api.SessionSt
 		if errors.Is(err, ErrConflict) {
 			// Another process stepped this session: start again from the store.
 			m.forget(lv)
-			return api.SessionState{}, errf("conflict", "the session moved on elsewhere: get its state and go on from there")
+			return api.SessionState{}, errf(api.CodeConflict, "the session moved on elsewhere: get its state and go on from there")
 		}
 		return api.SessionState{}, internal("storing the action", err)
 	}
@@ -586,7 +588,7 @@ func (m *Manager) Answer(ctx context.Context, token string, k int, confidence *f
 	defer lv.mu.Unlock()
 	switch m.stage(lv) {
 	case api.StagePlay:
-		return api.SessionState{}, errf("conflict", "the visit is not over yet: the probe comes after its last step")
+		return api.SessionState{}, errf(api.CodeConflict, "the visit is not over yet: the probe comes after its last step")
 	case api.StageDone:
 		if lv.sess.Answer != nil && *lv.sess.Answer == k {
 			if err := m.finishPending(ctx, lv); err != nil {
@@ -595,24 +597,24 @@ func (m *Manager) Answer(ctx context.Context, token string, k int, confidence *f
 			return m.state(ctx, lv) // a retry
 		}
 		if lv.sess.Answer == nil {
-			return api.SessionState{}, errf("conflict", "this visit has no probe")
+			return api.SessionState{}, errf(api.CodeConflict, "this visit has no probe")
 		}
-		return api.SessionState{}, errf("conflict", "the probe is answered already")
+		return api.SessionState{}, errf(api.CodeConflict, "the probe is answered already")
 	}
 	p, err := m.getProbe(ctx, lv)
 	if err != nil {
 		return api.SessionState{}, err
 	}
 	if k < 0 || k >= len(p.Options) {
-		return api.SessionState{}, errf("invalid", "answer must be the index of an option, 0 to %d", len(p.Options)-1)
+		return api.SessionState{}, errf(api.CodeInvalid, "answer must be the index of an option, 0 to %d", len(p.Options)-1)
 	}
 	if confidence != nil && (*confidence < 0 || *confidence > 1) {
-		return api.SessionState{}, errf("invalid", "confidence must be between 0 and 1")
+		return api.SessionState{}, errf(api.CodeInvalid, "confidence must be between 0 and 1")
 	}
 	if err := m.opts.Store.SetAnswer(ctx, lv.sess.ID, k, confidence); err != nil {
 		if errors.Is(err, ErrConflict) {
 			m.forget(lv)
-			return api.SessionState{}, errf("conflict", "the probe was answered elsewhere: get the session's state")
+			return api.SessionState{}, errf(api.CodeConflict, "the probe was answered elsewhere: get the session's state")
 		}
 		return api.SessionState{}, internal("storing the answer", err)
 	}

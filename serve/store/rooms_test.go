@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/store/storetest"
 )
 
@@ -17,21 +17,21 @@ func TestRoomMembers(t *testing.T) {
 	s := storetest.MustOpenDB(t)
 	ctx := context.Background()
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	m := func(room, p, nick, key string) server.Member {
-		return server.Member{Room: room, Participant: p, Nickname: nick, Key: key, JoinedAt: at}
+	m := func(room, p, nick, key string) domain.Member {
+		return domain.Member{Room: room, Participant: p, Nickname: nick, Key: key, JoinedAt: at}
 	}
 	for _, tc := range []struct {
 		name string
-		m    server.Member
+		m    domain.Member
 		want error
 	}{
 		{"first", m("R1", "p1", "Seat 12", "seat12"), nil},
 		{"again", m("R1", "p1", "Seat 12", "seat12"), nil},
-		{"taken", m("R1", "p2", "seat12", "seat12"), server.ErrExists},
+		{"taken", m("R1", "p2", "seat12", "seat12"), domain.ErrExists},
 		{"second", m("R1", "p2", "Blue Fox", "bluefox"), nil},
-		{"full", m("R1", "p3", "Owl", "owl"), server.ErrFull},
+		{"full", m("R1", "p3", "Owl", "owl"), domain.ErrFull},
 		{"a member renames in a full room", m("R1", "p1", "Red Fox", "redfox"), nil},
-		{"a member takes another's", m("R1", "p1", "Blue-Fox", "bluefox"), server.ErrExists},
+		{"a member takes another's", m("R1", "p1", "Blue-Fox", "bluefox"), domain.ErrExists},
 		{"another room", m("R2", "p3", "Blue Fox", "bluefox"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

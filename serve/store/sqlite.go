@@ -12,7 +12,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go
 
-	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/domain"
 )
 
 // Open opens (creating if need be) the SQLite database file at path in
@@ -89,7 +89,7 @@ type Options struct {
 // BulkPut inserts runs in one transaction (SQLite only: for loading
 // synthetic data in benchmarks and imports). Runs whose RunID exists are
 // skipped.
-func (s *Store) BulkPut(ctx context.Context, runs []server.Run) error {
+func (s *Store) BulkPut(ctx context.Context, runs []domain.Run) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: bulk: %w", err)

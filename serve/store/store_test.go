@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/serve/store/storetest"
 	"github.com/normgym/normgym/sim"
@@ -77,7 +77,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 }
 
 // run returns a run with consistent scores.
-func run(i int, client, participant, room string) server.Run {
+func run(i int, client, participant, room string) domain.Run {
 	visit := []string{"orchard/place.color=blue/observe/s1", "harbor/none/control/s2", "orchard/place.color=blue/solo/s3"}[i%3]
 	id, _ := sim.ParseVisitID(visit)
 	rec := sim.Record{Visit: visit, World: id.World, Norm: id.Norm, Condition: id.Condition, Agent: client, Client: client,
@@ -92,7 +92,7 @@ func run(i int, client, participant, room string) server.Run {
 	}
 	rec.Scores.Joint = rec.Scores.Task && rec.Scores.Compliance
 	rec.Scores.SanctionsReceived = i % 2
-	return server.Run{RunID: fmt.Sprintf("run-%012d", i), ContentSHA256: "c", CreatedAt: time.UnixMilli(int64(i)),
+	return domain.Run{RunID: fmt.Sprintf("run-%012d", i), ContentSHA256: "c", CreatedAt: time.UnixMilli(int64(i)),
 		Participant: participant, Room: room, ConsentVersion: "1", Verifier: []string{"wasm", "native"}[i%2], Record: rec}
 }
 
@@ -141,7 +141,7 @@ func TestRunsAndTotals(t *testing.T) {
 		t.Errorf("loads %v %v", loads, err)
 	}
 	board, err := s.Board(ctx, "x", "1")
-	var total, worlds server.Totals
+	var total, worlds domain.Totals
 	for _, c := range board.Cells {
 		total.Add(c.Totals)
 	}
@@ -162,11 +162,11 @@ func TestRunsAndTotals(t *testing.T) {
 			t.Errorf("run %s: verifier %q (%v), want %q", id, r.Verifier, err, want)
 		}
 	}
-	runs, err := s.Runs(ctx, server.RunFilter{Participant: "p0", Limit: 1000})
+	runs, err := s.Runs(ctx, domain.RunFilter{Participant: "p0", Limit: 1000})
 	if err != nil || len(runs) != 15 {
 		t.Errorf("p0 has %d runs (%v)", len(runs), err)
 	}
-	page, err := s.Runs(ctx, server.RunFilter{After: 290, UpTo: 295, Limit: 3})
+	page, err := s.Runs(ctx, domain.RunFilter{After: 290, UpTo: 295, Limit: 3})
 	if err != nil || len(page) != 3 || page[0].Seq != 291 {
 		t.Errorf("page: %d runs %v", len(page), err)
 	}
@@ -175,7 +175,7 @@ func TestRunsAndTotals(t *testing.T) {
 	if err == nil {
 		t.Errorf("an inconsistent row was accepted")
 	}
-	if _, err := s.Run(ctx, "nope-nope-nope-nope"); !errors.Is(err, server.ErrNotFound) {
+	if _, err := s.Run(ctx, "nope-nope-nope-nope"); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("missing run: %v", err)
 	}
 }
@@ -223,18 +223,18 @@ func TestTrajectoryOnce(t *testing.T) {
 func TestRooms(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.MustOpenDB(t)
-	room := server.Room{Code: "ABCDEF", Name: "n", Suite: "mini", Visits: []string{"a", "b"}, TokenSHA256: "t", CreatedAt: time.UnixMilli(1), Teacher: "school-3"}
+	room := domain.Room{Code: "ABCDEF", Name: "n", Suite: "mini", Visits: []string{"a", "b"}, TokenSHA256: "t", CreatedAt: time.UnixMilli(1), Teacher: "school-3"}
 	if err := s.CreateRoom(ctx, room); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateRoom(ctx, room); !errors.Is(err, server.ErrExists) {
+	if err := s.CreateRoom(ctx, room); !errors.Is(err, domain.ErrExists) {
 		t.Errorf("second room with one code: %v", err)
 	}
 	got, err := s.Room(ctx, "ABCDEF")
 	if err != nil || got.Name != "n" || len(got.Visits) != 2 || !got.CreatedAt.Equal(room.CreatedAt) || got.Teacher != "school-3" {
 		t.Errorf("room %+v %v", got, err)
 	}
-	if _, err := s.Room(ctx, "ZZZZZZ"); !errors.Is(err, server.ErrNotFound) {
+	if _, err := s.Room(ctx, "ZZZZZZ"); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("missing room: %v", err)
 	}
 	// Model runs: a person never meets one norm in two visits.
@@ -268,13 +268,13 @@ func TestNormOnceInTheDatabase(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		r       server.Run
+		r       domain.Run
 		wantErr error
 	}{
-		{"same norm, another visit", run(2, "human", "p7", ""), server.ErrNormPlayed},
+		{"same norm, another visit", run(2, "human", "p7", ""), domain.ErrNormPlayed},
 		{"another participant", run(2, "human", "p8", ""), nil},
 		{"a model may", run(2, "model", "p7", ""), nil},
-		{"same visit again", func() server.Run {
+		{"same visit again", func() domain.Run {
 			r := run(3, "human", "p7", "")
 			r.Record.Visit = run(0, "", "", "").Record.Visit
 			return r

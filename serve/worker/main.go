@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 
+	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store/d1"
@@ -129,7 +131,8 @@ func unavailable(msg string) http.Handler {
 		server.SetSecurityHeaders(w.Header())
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`{"code":"unavailable","error":"worker: ` + msg + `"}` + "\n"))
+		w.WriteHeader(api.CodeUnavailable.Status())
+		b, _ := json.Marshal(api.ErrorDetail{Code: api.CodeUnavailable, Message: "worker: " + msg})
+		w.Write(append(b, '\n'))
 	})
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/normgym/normgym/sim/report"
 )
 
-// The validity properties of DESIGN.md ("Validity properties the suite
+// The validity properties of sim/DESIGN.md ("Validity properties the suite
 // must hold"), measured on the standard suite with every baseline.
 
 // outcome is one baseline's finished visit.

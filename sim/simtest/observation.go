@@ -119,7 +119,7 @@ func CheckFrame(f *sim.Frame) error {
 	return nil
 }
 
-// No leak (DESIGN.md): no field of an observation is computed from the
+// No leak (sim/DESIGN.md): no field of an observation is computed from the
 // norm, except the statement under told.
 
 // needle is a string that must not appear in an observation.

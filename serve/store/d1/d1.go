@@ -3,7 +3,7 @@
 // Package d1 opens NormGym's store (serve/store) on a Cloudflare D1
 // database, for the Workers build (serve/worker). It shares everything
 // with the SQLite store: the schema (serve/store/migrations), every query
-// and the Storage contract; only the database/sql handle differs.
+// and the domain.Storage contract; only the database/sql handle differs.
 //
 // D1 has no transactions and ignores named arguments; the store needs
 // neither: each write is one statement (the aggregate tables are kept by

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/normgym/normgym/serve/api/nickname"
+	"github.com/normgym/normgym/web/nickname"
 )
 
 // The classroom on the NormGym site: a student opens #room=CODE (or
@@ -50,7 +50,7 @@ type Joined struct {
 }
 
 // CheckNickname returns the nickname as the room will keep it, or a
-// message for the student: the server's own rules (serve/api/nickname),
+// message for the student: the server's own rules (web/nickname),
 // checked before anything is sent.
 func CheckNickname(s string) (string, string) {
 	n, err := nickname.Normalize(s)

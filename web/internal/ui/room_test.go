@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/serve/api/nickname"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/nickname"
 )
 
 func TestCheckNickname(t *testing.T) {

@@ -1,4 +1,8 @@
-package server
+// Package domain holds the stored things of the server that both the HTTP
+// handlers (serve/server) and the stores (serve/store) use: the Storage
+// contract, runs, rooms, members, the leaderboard's totals and the errors
+// a store returns. It knows nothing of HTTP or SQL.
+package domain
 
 import (
 	"context"
@@ -10,10 +14,10 @@ import (
 )
 
 // Storage is everything the server keeps. serve/store implements it on
-// SQLite; a Cloudflare D1 implementation can share that SQL. The contract
-// is written so that no method needs a transaction: each write is one
-// statement (the store keeps its aggregate tables with triggers), so a
-// crash leaves either the whole run or nothing.
+// SQLite and on Cloudflare D1 with the same SQL. The contract is written
+// so that no method needs a transaction: each write is one statement (the
+// store keeps its aggregate tables with triggers), so a crash leaves
+// either the whole run or nothing.
 //
 // Methods return ErrNotFound for a missing key and ErrExists for a taken
 // one; any other error is internal.
@@ -86,13 +90,13 @@ type Storage interface {
 
 // ErrNotFound and ErrExists are the Storage errors the server handles.
 var (
-	ErrNotFound = errors.New("server: not found")
-	ErrExists   = errors.New("server: already exists")
+	ErrNotFound = errors.New("domain: not found")
+	ErrExists   = errors.New("domain: already exists")
 	// ErrFull is JoinRoom's error for a room with no place left.
-	ErrFull = errors.New("server: the room is full")
+	ErrFull = errors.New("domain: the room is full")
 	// ErrNormPlayed is PutRun's error for a human run on a norm its
 	// participant already played in another visit.
-	ErrNormPlayed = errors.New("server: the participant already played this norm")
+	ErrNormPlayed = errors.New("domain: the participant already played this norm")
 )
 
 // Run is one verified run as stored.

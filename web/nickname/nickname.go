@@ -4,7 +4,8 @@
 //
 // It is a leaf package (strings and unicode only), so that the server
 // (serve/server) and the browser app (web/internal/ui) apply the same
-// rules without the app linking the server's types.
+// rules without the app linking the server's types. It lives under web,
+// which imports nothing from serve; the server imports it from here.
 //
 // A nickname is short and carries no personal data that a rule can catch:
 // 1 to MaxLen letters, digits, spaces and '-', with at most MaxDigits

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/serve/api/nickname"
+	"github.com/normgym/normgym/web/nickname"
 )
 
 func TestNormalize(t *testing.T) {
