@@ -516,7 +516,7 @@ func TestEvalFaults(t *testing.T) {
 			}}, wantRetries: 1, minTime: time.Second},
 		{name: "500s", calls: map[int]func(http.ResponseWriter){
 			2: status(500, "oops"), 3: status(502, "<html>bad gateway</html>"), 9: status(503, "")}, wantRetries: 3},
-		{name: "timeout", sleep: 2, wantRetries: 1},
+		{name: "timeout", sleep: 2, wantRetries: 1, args: []string{"--timeout", "1s"}},
 		{name: "malformed JSON", calls: map[int]func(http.ResponseWriter){2: status(200, `{"choices": [{"message": `)}, wantRetries: 1},
 		{name: "empty choices", calls: map[int]func(http.ResponseWriter){2: status(200, `{"choices": []}`)}, wantRetries: 1},
 		{name: "unparseable action", calls: map[int]func(http.ResponseWriter){
@@ -549,7 +549,9 @@ func TestEvalFaults(t *testing.T) {
 			}
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out.jsonl")
-			args := evalArgs(f, dir, append([]string{"--native", "--limit", "1", "--parallel", "1", "--out", out, "--timeout", "300ms", "--cache", "off"}, tt.args...)...)
+			// A generous --timeout (the last flag wins): under load a sound
+			// answer must not time out and add a retry the case does not expect.
+			args := evalArgs(f, dir, append([]string{"--native", "--limit", "1", "--parallel", "1", "--out", out, "--timeout", "10s", "--cache", "off"}, tt.args...)...)
 			start := time.Now()
 			code, stdout, stderr := evalCLI(context.Background(), args...)
 			if code != tt.wantCode {
