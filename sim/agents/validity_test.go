@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -526,4 +527,83 @@ func TestTrainHeldout(t *testing.T) {
 	if got, want := len(onlyHeldout), 1; got != want {
 		t.Errorf("families only in heldout = %v, want exactly %d whole family", onlyHeldout, want)
 	}
+}
+
+// TestBaselinesSeeOnlyObservations holds "baselines see only what a model
+// sees". Every baseline but the oracle is made from its name alone
+// (agents.New takes no visit), and this checks it behaves so: two visits
+// that differ only in their norm show the newcomer the same observations
+// until some behaviour differs (TestNoLeak in sim), so a baseline played
+// on both must take the same action at every step where everything it
+// has seen so far is the same. One that read the norm (or the visit id,
+// which names it) would part earlier, on some pair.
+func TestBaselinesSeeOnlyObservations(t *testing.T) {
+	cat := norms.Default()
+	conds := []string{sim.Solo, sim.Observe}
+	for _, name := range agents.Names() {
+		if name == agents.Oracle {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			compared := 0
+			for fi, fam := range cat.Families() {
+				ns := cat.Family(fam)
+				for rep := range 2 {
+					a := sim.VisitID{World: sim.WorldNames()[(fi+rep)%len(sim.WorldNames())], Norm: ns[rep%len(ns)].ID,
+						Condition: conds[rep], Seed: 900 + 10*fi + rep}
+					b := a
+					b.Norm = ns[(rep+1)%len(ns)].ID
+					compared += sameUntilSeen(t, name, a.String(), b.String())
+				}
+			}
+			if compared < 200 {
+				t.Errorf("only %d steps saw the same observations in both visits: too few to tell", compared)
+			}
+		})
+	}
+}
+
+// sameUntilSeen plays a fresh baseline called name on each visit in
+// lockstep and fails if they act differently while every observation so
+// far was the same. It returns the steps compared.
+func sameUntilSeen(t *testing.T, name, a, b string) int {
+	t.Helper()
+	envA, obsA, err := sim.NewEnv(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	envB, obsB, err := sim.NewEnv(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := agents.New(name)
+	pb, _ := agents.New(name)
+	compared := 0
+	for step := 0; ; step++ {
+		ja, jb := mustMarshal(t, obsA), mustMarshal(t, obsB)
+		if ja != jb || obsA.Text() != obsB.Text() {
+			return compared
+		}
+		actA, actB := pa.Act(obsA), pb.Act(obsB)
+		if actA != actB {
+			t.Fatalf("%s on %s and %s: after %d identical observations it took %v and %v", name, a, b, step+1, actA, actB)
+		}
+		compared++
+		ra, errA := envA.Step(actA)
+		rb, errB := envB.Step(actB)
+		if errA != nil || errB != nil || ra.Done() || rb.Done() {
+			return compared
+		}
+		obsA, obsB = ra.Observation, rb.Observation
+	}
+}
+
+func mustMarshal(t *testing.T, o *sim.Observation) string {
+	t.Helper()
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
