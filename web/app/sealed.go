@@ -18,7 +18,9 @@ import (
 // keySealedOpen marks, in localStorage, that this browser's participant
 // has a sealed session open on the server: a reload goes straight back
 // to it (the server resumes it) instead of asking for consent again. It
-// holds "1", never the session's token or anything of the visit.
+// holds the version of the consent the player gave, never the session's
+// token or anything of the visit; under a newer consent the page asks
+// again.
 const keySealedOpen = "normgym.sealed"
 
 // openSealedConsent shows the consent screen of the sealed visit the
@@ -26,7 +28,7 @@ const keySealedOpen = "normgym.sealed"
 func (a *app) openSealedConsent(r ui.Route, as ui.Assignment) {
 	a.visit = ui.Resolved{Suite: as.Suite, Assigned: true, Sealed: true}
 	a.set("visit-label", escape(a.visit.Label()))
-	if storageGet(keySealedOpen) != "" {
+	if storageGet(keySealedOpen) == a.site.consent.Version {
 		a.openSealed(r)
 		return
 	}
@@ -59,7 +61,7 @@ func (a *app) openSealed(r ui.Route) {
 		a.siteError(err.Error(), !errors.As(err, &he) || he.Status >= 500)
 		return
 	}
-	storageSet(keySealedOpen, "1")
+	storageSet(keySealedOpen, a.site.consent.Version)
 	a.play = p
 	a.resetFeed()
 	s := p.Env.(*ui.Sealed)
