@@ -190,7 +190,7 @@ func (m *member) follow(f *Frame, g Goal, rules []norms.Rule, hists []Hist) (Act
 				m.path = m.path[1:]
 				return a, false, true
 			}
-		} else if reach, now, act := goalHere(f, m.agent, &g, here, rules, packHists(hists, len(rules))); reach {
+		} else if reach, now, act := goalHere(f, m.agent, &g, here, compileRules(rules), packHists(hists, len(rules))); reach {
 			if now {
 				return act, true, true
 			}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/normgym/normgym/norms"
@@ -51,6 +52,8 @@ type planScratch struct {
 	seen  []uint32
 	stamp uint32
 	queue []planNode
+	rules [maxPlanRules]compiledRule
+	quals []compiledQual // the rules' qualifiers
 }
 
 // planNode is one state of the search: a tile (its index in the frame)
@@ -143,6 +146,21 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 		sc.stamp = 1
 	}
 	seen, stamp := sc.seen, sc.stamp
+	crs, buf := sc.rules[:nr], sc.quals[:0]
+	for k := range crs {
+		crs[k], buf = compileRule(&rules[k], buf)
+	}
+	sc.quals = buf
+	// judged[s] has bit k set when rule k must be judged for a plan step
+	// of kind s (stepMove, stepBow, stepUse): the others are inert for it.
+	var judged [3]uint32
+	for k := range crs {
+		for s := range judged {
+			if !crs[k].inert(s) {
+				judged[s] |= 1 << k
+			}
+		}
+	}
 	// key numbers a state: its tile, then the histories of the rules
 	// that carry history (the others never change in a search).
 	key := func(cell int, h uint32) int {
@@ -176,7 +194,7 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 		cur := q[head]
 		c, w := uint(cur.cell), uint(f.Width) // unsigned: no runtime call to divide under WebAssembly
 		p := Pos{int(c % w), int(c / w)}
-		if reach, here, act := goalHere(f, i, &g, p, rules, cur.h); reach {
+		if reach, here, act := goalHere(f, i, &g, p, crs, cur.h); reach {
 			steps := 0
 			for k := head; q[k].parent >= 0; k = int(q[k].parent) {
 				steps++
@@ -196,6 +214,7 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 		tr.From = p
 		setTile(&tr.FromTile, t)
 		for k := 0; k < nsteps; k++ {
+			kind := stepMove
 			to := p
 			switch k {
 			case 0:
@@ -220,7 +239,9 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 				setTile(&tr.ToTile, nt)
 				tr.UsedObject = ""
 			} else {
+				kind = stepBow
 				if k == 5 { // Use
+					kind = stepUse
 					switch t.Object {
 					case "bell", "well", "bin":
 					default:
@@ -234,8 +255,16 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 				setTile(&tr.ToTile, t)
 			}
 			tr.Action.Verb, tr.To = planSteps[k].Verb, to
-			bad, nh := breaks(f, rules, &tr, cur.h)
-			if bad {
+			// breaks, judging only the rules not inert for the step.
+			nh := cur.h
+			bad := false
+			for m := judged[kind]; m != 0 && !bad; m &= m - 1 {
+				r := bits.TrailingZeros32(m)
+				var next Hist
+				bad, next = crs[r].judge(f, &tr, histAt(nh, r))
+				nh = withHist(nh, r, next)
+			}
+			if bad || (kind == stepBow && nr > 0 && !anyBowCalledFor(crs, cur.h)) {
 				continue
 			}
 			cell := to.Y*f.Width + to.X
@@ -256,29 +285,35 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 // histories h (one per rule) advanced past it when it does not. A bow is
 // out of place only if no rule calls for it (the etiquette of Judge, for
 // a set of rules).
-func breaks(f *Frame, rules []norms.Rule, tr *Transition, h uint32) (bool, uint32) {
-	bow := tr.Action.Verb == Bow
-	calledFor := false
+func breaks(f *Frame, rules []compiledRule, tr *Transition, h uint32) (bool, uint32) {
+	h0 := h
 	for r := range rules {
-		hr := histAt(h, r)
-		if bow && !calledFor && bowCalledFor(&rules[r], hr) {
-			calledFor = true
-		}
-		v, next := judgeRule(f, &rules[r], tr, hr)
+		v, next := rules[r].judge(f, tr, histAt(h, r))
 		if v {
 			// Judging is pure: the rules left cannot undo this.
 			return true, h
 		}
 		h = withHist(h, r, next)
 	}
-	return len(rules) > 0 && tr.OK && bow && !calledFor, h
+	return len(rules) > 0 && tr.OK && tr.Action.Verb == Bow && !anyBowCalledFor(rules, h0), h
+}
+
+// anyBowCalledFor reports whether some rule calls for a bow, for packed
+// histories h.
+func anyBowCalledFor(rules []compiledRule, h uint32) bool {
+	for r := range rules {
+		if rules[r].bowCalledFor(histAt(h, r)) {
+			return true
+		}
+	}
+	return false
 }
 
 // goalHere reports whether agent i standing at p with packed histories h
 // (see packHists) can do the goal action without breaking a rule in some
 // phase (reachable), and whether it can in the current phase (now), and
 // returns that action.
-func goalHere(f *Frame, i int, g *Goal, p Pos, rules []norms.Rule, h uint32) (reachable, now bool, act Action) {
+func goalHere(f *Frame, i int, g *Goal, p Pos, rules []compiledRule, h uint32) (reachable, now bool, act Action) {
 	if g.At != nil && *g.At != p {
 		return false, false, act
 	}
