@@ -161,6 +161,7 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 			}
 		}
 	}
+	anyJudged := judged[stepMove]|judged[stepBow]|judged[stepUse] != 0
 	// key numbers a state: its tile, then the histories of the rules
 	// that carry history (the others never change in a search).
 	key := func(cell int, h uint32) int {
@@ -211,8 +212,10 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 			return path, act, here, true
 		}
 		t := &f.Tiles[cur.cell]
-		tr.From = p
-		setTile(&tr.FromTile, t)
+		if anyJudged {
+			tr.From = p
+			setTile(&tr.FromTile, t)
+		}
 		for k := 0; k < nsteps; k++ {
 			kind := stepMove
 			to := p
@@ -233,6 +236,15 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 				}
 				nt := f.At(to)
 				if !walkable(nt) {
+					continue
+				}
+				if judged[stepMove] == 0 {
+					// Nothing to judge: the histories stay as they are.
+					cell := to.Y*f.Width + to.X
+					if kk := key(cell, cur.h); seen[kk] != stamp {
+						seen[kk] = stamp
+						q = append(q, planNode{cell: int32(cell), parent: int32(head), h: cur.h, act: int8(k)})
+					}
 					continue
 				}
 				tr.Moved = true
