@@ -118,7 +118,7 @@ func appendPlural(b []byte, s string, n int) []byte {
 
 // taskComplete reports whether the newcomer has done today's errand.
 func (e *Env) taskComplete() bool {
-	n := e.frame.Agents[0]
+	n := &e.frame.Agents[0]
 	return n.Delivered >= e.task.Goods && GiftsGiven(e.frame) >= e.task.Gifts && (!e.task.Litter || n.Litter == 0)
 }
 
@@ -126,8 +126,8 @@ func (e *Env) taskComplete() bool {
 // newcomer's gifts to different members (members never give).
 func GiftsGiven(f *Frame) int {
 	n := 0
-	for _, a := range f.Agents[1:] {
-		if a.Received > 0 {
+	for i := 1; i < len(f.Agents); i++ {
+		if f.Agents[i].Received > 0 {
 			n++
 		}
 	}

@@ -197,8 +197,9 @@ type Transition struct {
 // from, without changing the frame. Other agents are where the frame says.
 func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 	ag := &f.Agents[i]
+	carry := ag.Goods + ag.Litter // ag.Carrying(), without copying the agent
 	tr := Transition{Agent: i, Action: a, From: from, To: from, Phase: f.Phase, Receiver: -1,
-		CarryBefore: ag.Carrying(), CarryAfter: ag.Carrying()}
+		CarryBefore: carry, CarryAfter: carry}
 	t := f.At(from)
 	tr.FromTile = *t
 	switch a.Verb {
@@ -211,8 +212,8 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 			return tr
 		}
 		nt := f.At(to)
-		if !nt.Walkable() {
-			tr.Reason = "you cannot walk onto " + nt.Terrain
+		if !walkable(nt) {
+			tr.Reason = cannotWalkOnto(nt.Terrain)
 			tr.ToTile = *t
 			return tr
 		}
@@ -232,7 +233,7 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 		}
 	case Drop:
 		switch {
-		case ag.Carrying() == 0:
+		case carry == 0:
 			tr.Reason = "you are not carrying anything"
 		case t.Object == "basket" && ag.Goods > 0:
 			// A basket takes goods only; litter dropped there stays on the ground.
@@ -254,7 +255,7 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 		case "":
 			tr.Reason = "there is nothing to use here"
 		default:
-			tr.Reason = "nothing happens when you use the " + t.Object
+			tr.Reason = nothingHappens(t.Object)
 		}
 	case Give:
 		j := f.AgentIndex(a.Target)
@@ -276,6 +277,42 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 	}
 	tr.ToTile = *t
 	return tr
+}
+
+// walkable is Tile.Walkable without copying the tile.
+func walkable(t *Tile) bool { return t.Terrain != "water" && t.Terrain != "wall" }
+
+// setTile sets *dst to *src field by field: under WebAssembly a struct
+// copy of more than 16 bytes is a call (memory.copy), and the planner
+// sets tiles in its inner loop.
+func setTile(dst, src *Tile) {
+	dst.Terrain, dst.Color, dst.Zone = src.Terrain, src.Color, src.Zone
+	dst.Object, dst.ObjectColor = src.Object, src.ObjectColor
+	dst.Stock, dst.Loose = src.Stock, src.Loose
+}
+
+// cannotWalkOnto is the reason a move onto terrain is impossible; the
+// terrains no one walks on have theirs written out.
+func cannotWalkOnto(terrain string) string {
+	switch terrain {
+	case "water":
+		return "you cannot walk onto water"
+	case "wall":
+		return "you cannot walk onto wall"
+	}
+	return "you cannot walk onto " + terrain
+}
+
+// nothingHappens is the reason using object does nothing; the objects
+// that cannot be used have theirs written out.
+func nothingHappens(object string) string {
+	switch object {
+	case "source":
+		return "nothing happens when you use the source"
+	case "basket":
+		return "nothing happens when you use the basket"
+	}
+	return "nothing happens when you use the " + object
 }
 
 // Apply carries out a transition computed by Preview on the agent's real

@@ -183,16 +183,14 @@ func (m *member) follow(f *Frame, g Goal, rules []norms.Rule, hists []Hist) (Act
 			a := m.path[0]
 			tr := f.Preview(m.agent, here, a)
 			bad := !tr.OK
-			for r := range rules {
-				if v, _ := Judge(f, rules[r], tr, hists[r]); v {
-					bad = true
-				}
+			for r := 0; r < len(rules) && !bad; r++ {
+				bad, _ = judge(f, &rules[r], &tr, hists[r])
 			}
 			if !bad {
 				m.path = m.path[1:]
 				return a, false, true
 			}
-		} else if reach, now, act := goalHere(f, m.agent, g, here, rules, hists); reach {
+		} else if reach, now, act := goalHere(f, m.agent, &g, here, compileRules(rules), packHists(hists, len(rules))); reach {
 			if now {
 				return act, true, true
 			}

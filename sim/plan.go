@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/normgym/normgym/norms"
@@ -51,13 +52,17 @@ type planScratch struct {
 	seen  []uint32
 	stamp uint32
 	queue []planNode
+	rules [maxPlanRules]compiledRule
+	quals []compiledQual // the rules' qualifiers
 }
 
+// planNode is one state of the search: a tile (its index in the frame)
+// and the histories there (packed, see packHists). It is 16 bytes on
+// purpose: under WebAssembly a copy of more than 16 bytes is a call.
 type planNode struct {
-	p      Pos
-	h      [maxPlanRules]Hist
-	parent int32
-	act    int8
+	cell, parent int32
+	h            uint32
+	act          int8
 }
 
 // maxPlanRules bounds the rules a plan respects; at most maxPlanRequires
@@ -67,6 +72,38 @@ const (
 	maxPlanRules    = 8
 	maxPlanRequires = 4
 )
+
+// A search packs the histories of its (at most maxPlanRules) rules into
+// one word, three bits a rule: rule k's Since, Owe and Near are bits 3k,
+// 3k+1 and 3k+2.
+func packHists(hists []Hist, n int) uint32 {
+	var h uint32
+	for k := 0; k < n && k < len(hists); k++ {
+		h = withHist(h, k, hists[k])
+	}
+	return h
+}
+
+// histAt returns rule k's history from packed histories h.
+func histAt(h uint32, k int) Hist {
+	b := h >> (3 * k)
+	return Hist{Since: b&1 != 0, Owe: b&2 != 0, Near: b&4 != 0}
+}
+
+// withHist returns packed histories h with rule k's history set to x.
+func withHist(h uint32, k int, x Hist) uint32 {
+	var b uint32
+	if x.Since {
+		b |= 1
+	}
+	if x.Owe {
+		b |= 2
+	}
+	if x.Near {
+		b |= 4
+	}
+	return h&^(7<<(3*k)) | b<<(3*k)
+}
 
 var scratchPool = sync.Pool{New: func() any { return &planScratch{} }}
 
@@ -99,7 +136,6 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 	width := 1 << (3 * nreq)
 	n := f.Width * f.Height * width
 	sc := scratchPool.Get().(*planScratch)
-	defer scratchPool.Put(sc)
 	if len(sc.seen) < n {
 		sc.seen = make([]uint32, n)
 		sc.stamp = 0
@@ -109,78 +145,187 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 		clear(sc.seen)
 		sc.stamp = 1
 	}
-	key := func(p Pos, h *[maxPlanRules]Hist) int {
+	seen, stamp := sc.seen, sc.stamp
+	crs, buf := sc.rules[:nr], sc.quals[:0]
+	for k := range crs {
+		crs[k], buf = compileRule(&rules[k], buf)
+	}
+	sc.quals = buf
+	// judged[s] has bit k set when rule k must be judged for a plan step
+	// of kind s (stepMove, stepBow, stepUse): the others are inert for it.
+	var judged [3]uint32
+	for k := range crs {
+		for s := range judged {
+			if !crs[k].inert(s) {
+				judged[s] |= 1 << k
+			}
+		}
+	}
+	anyJudged := judged[stepMove]|judged[stepBow]|judged[stepUse] != 0
+	// key numbers a state: its tile, then the histories of the rules
+	// that carry history (the others never change in a search).
+	key := func(cell int, h uint32) int {
 		b := 0
 		for j := 0; j < nreq; j++ {
-			k := req[j]
-			if h[k].Since {
-				b |= 1 << (3 * j)
-			}
-			if h[k].Owe {
-				b |= 2 << (3 * j)
-			}
-			if h[k].Near {
-				b |= 4 << (3 * j)
-			}
+			b |= int(h>>(3*req[j])&7) << (3 * j)
 		}
-		return (p.Y*f.Width+p.X)*width + b
+		return cell*width + b
 	}
-	start := planNode{p: f.Agents[i].Pos, parent: -1, act: -1}
-	copy(start.h[:], hists)
-	sc.seen[key(start.p, &start.h)] = sc.stamp
+	from := f.Agents[i].Pos
+	start := planNode{cell: int32(from.Y*f.Width + from.X), parent: -1, h: packHists(hists, nr), act: -1}
+	seen[key(int(start.cell), start.h)] = stamp
 	q := append(sc.queue[:0], start)
-	defer func() { sc.queue = q[:0] }()
+	// tr is the transition of one plan step, written in place: only what
+	// a step changes is written, and tr stays on this function's stack
+	// (no write barriers). Only possible steps are judged, so OK is true,
+	// and Reason, PickedColor, Dropped, IntoBasket and Target stay empty:
+	// tr is then what Preview returns for the step.
+	var tr Transition
+	ag := &f.Agents[i]
+	tr.Agent, tr.OK, tr.Receiver, tr.Phase = i, true, -1, f.Phase
+	tr.CarryBefore = ag.Goods + ag.Litter
+	tr.CarryAfter = tr.CarryBefore
+	// Without rules that carry history a bow or a use leaves the state
+	// (tile and histories) as it was: it never reaches a new one.
+	nsteps := len(planSteps)
+	if nreq == 0 {
+		nsteps = 4
+	}
 	for head := 0; head < len(q); head++ {
 		cur := q[head]
-		if reach, here, act := goalHere(f, i, g, cur.p, rules, cur.h[:nr]); reach {
+		c, w := uint(cur.cell), uint(f.Width) // unsigned: no runtime call to divide under WebAssembly
+		p := Pos{int(c % w), int(c / w)}
+		if reach, here, act := goalHere(f, i, &g, p, crs, cur.h); reach {
+			steps := 0
 			for k := head; q[k].parent >= 0; k = int(q[k].parent) {
-				path = append(path, planSteps[q[k].act])
+				steps++
 			}
-			for a, b := 0, len(path)-1; a < b; a, b = a+1, b-1 {
-				path[a], path[b] = path[b], path[a]
+			if steps > 0 {
+				path = make([]Action, steps)
+				for k := head; q[k].parent >= 0; k = int(q[k].parent) {
+					steps--
+					path[steps] = planSteps[q[k].act]
+				}
 			}
+			sc.queue = q[:0]
+			scratchPool.Put(sc)
 			return path, act, here, true
 		}
-		for k, a := range planSteps {
-			tr := f.Preview(i, cur.p, a)
-			if !tr.OK {
-				continue
+		t := &f.Tiles[cur.cell]
+		if anyJudged {
+			tr.From = p
+			setTile(&tr.FromTile, t)
+		}
+		for k := 0; k < nsteps; k++ {
+			kind := stepMove
+			to := p
+			switch k {
+			case 0:
+				to.Y--
+			case 1:
+				to.X++
+			case 2:
+				to.Y++
+			case 3:
+				to.X--
 			}
+			if k < 4 {
+				// A move (planSteps[k]).
+				if !f.In(to) {
+					continue
+				}
+				nt := f.At(to)
+				if !walkable(nt) {
+					continue
+				}
+				if judged[stepMove] == 0 {
+					// Nothing to judge: the histories stay as they are.
+					cell := to.Y*f.Width + to.X
+					if kk := key(cell, cur.h); seen[kk] != stamp {
+						seen[kk] = stamp
+						q = append(q, planNode{cell: int32(cell), parent: int32(head), h: cur.h, act: int8(k)})
+					}
+					continue
+				}
+				tr.Moved = true
+				setTile(&tr.ToTile, nt)
+				tr.UsedObject = ""
+			} else {
+				kind = stepBow
+				if k == 5 { // Use
+					kind = stepUse
+					switch t.Object {
+					case "bell", "well", "bin":
+					default:
+						continue
+					}
+					tr.UsedObject = t.Object
+				} else {
+					tr.UsedObject = ""
+				}
+				tr.Moved = false
+				setTile(&tr.ToTile, t)
+			}
+			tr.Action.Verb, tr.To = planSteps[k].Verb, to
+			// breaks, judging only the rules not inert for the step.
 			nh := cur.h
-			if breaks(f, rules, &tr, &nh) {
+			bad := false
+			for m := judged[kind]; m != 0 && !bad; m &= m - 1 {
+				r := bits.TrailingZeros32(m)
+				var next Hist
+				bad, next = crs[r].judge(f, &tr, histAt(nh, r))
+				nh = withHist(nh, r, next)
+			}
+			if bad || (kind == stepBow && nr > 0 && !anyBowCalledFor(crs, cur.h)) {
 				continue
 			}
-			kk := key(tr.To, &nh)
-			if sc.seen[kk] == sc.stamp {
+			cell := to.Y*f.Width + to.X
+			kk := key(cell, nh)
+			if seen[kk] == stamp {
 				continue
 			}
-			sc.seen[kk] = sc.stamp
-			q = append(q, planNode{p: tr.To, h: nh, parent: int32(head), act: int8(k)})
+			seen[kk] = stamp
+			q = append(q, planNode{cell: int32(cell), parent: int32(head), h: nh, act: int8(k)})
 		}
 	}
+	sc.queue = q[:0]
+	scratchPool.Put(sc)
 	return nil, Action{}, false, false
 }
 
-// breaks reports whether tr breaks any of rules, advancing the histories
-// h (one per rule) past it. A bow is out of place only if no rule calls
-// for it (the etiquette of Judge, for a set of rules).
-func breaks(f *Frame, rules []norms.Rule, tr *Transition, h *[maxPlanRules]Hist) bool {
-	bad, calledFor := false, false
+// breaks reports whether tr breaks any of rules, and returns the packed
+// histories h (one per rule) advanced past it when it does not. A bow is
+// out of place only if no rule calls for it (the etiquette of Judge, for
+// a set of rules).
+func breaks(f *Frame, rules []compiledRule, tr *Transition, h uint32) (bool, uint32) {
+	h0 := h
 	for r := range rules {
-		if tr.Action.Verb == Bow && bowCalledFor(&rules[r], h[r]) {
-			calledFor = true
+		v, next := rules[r].judge(f, tr, histAt(h, r))
+		if v {
+			// Judging is pure: the rules left cannot undo this.
+			return true, h
 		}
-		var v bool
-		v, h[r] = judgeRule(f, &rules[r], tr, h[r])
-		bad = bad || v
+		h = withHist(h, r, next)
 	}
-	return bad || (len(rules) > 0 && tr.OK && tr.Action.Verb == Bow && !calledFor)
+	return len(rules) > 0 && tr.OK && tr.Action.Verb == Bow && !anyBowCalledFor(rules, h0), h
 }
 
-// goalHere reports whether agent i standing at p with histories h can do
-// the goal action without breaking a rule in some phase (reachable), and
-// whether it can in the current phase (now), and returns that action.
-func goalHere(f *Frame, i int, g Goal, p Pos, rules []norms.Rule, h []Hist) (reachable, now bool, act Action) {
+// anyBowCalledFor reports whether some rule calls for a bow, for packed
+// histories h.
+func anyBowCalledFor(rules []compiledRule, h uint32) bool {
+	for r := range rules {
+		if rules[r].bowCalledFor(histAt(h, r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// goalHere reports whether agent i standing at p with packed histories h
+// (see packHists) can do the goal action without breaking a rule in some
+// phase (reachable), and whether it can in the current phase (now), and
+// returns that action.
+func goalHere(f *Frame, i int, g *Goal, p Pos, rules []compiledRule, h uint32) (reachable, now bool, act Action) {
 	if g.At != nil && *g.At != p {
 		return false, false, act
 	}
@@ -211,11 +356,9 @@ func goalHere(f *Frame, i int, g Goal, p Pos, rules []norms.Rule, h []Hist) (rea
 	if !tr.OK {
 		return false, false, act
 	}
-	var hs [maxPlanRules]Hist
-	for _, ph := range norms.Phases() {
+	for _, ph := range phases {
 		tr.Phase = ph
-		copy(hs[:], h)
-		if !breaks(f, rules, &tr, &hs) {
+		if bad, _ := breaks(f, rules, &tr, h); !bad {
 			reachable = true
 			if ph == f.Phase {
 				now = true
@@ -224,3 +367,6 @@ func goalHere(f *Frame, i int, g Goal, p Pos, rules []norms.Rule, h []Hist) (rea
 	}
 	return reachable, now, act
 }
+
+// phases is norms.Phases, read once.
+var phases = norms.Phases()

@@ -109,8 +109,8 @@ func (e *Env) advance(a Action) (StepResult, error) {
 		e.act(m.agent, ma)
 	}
 	e.giveDue()
-	for i, t := range f.Tiles {
-		if t.Object == "source" && t.Stock == 0 {
+	for i := range f.Tiles {
+		if t := &f.Tiles[i]; t.Object == "source" && t.Stock == 0 {
 			e.regrow[i]++
 			if e.regrow[i] >= regrowSteps {
 				f.Tiles[i].Stock, e.regrow[i] = 1, 0

@@ -221,7 +221,7 @@ func (p *oracle) Answer(pr *sim.Probe) int {
 // last — unless a carrying limit in rules asks for fewer things at once.
 func taskAction(o *sim.Observation, rules []norms.Rule, hists []sim.Hist) (sim.Action, bool) {
 	f := &o.Frame
-	me := f.Agents[0]
+	me := &f.Agents[0]
 	t := o.Task
 	capacity := t.Picks() + 1
 	for _, r := range rules {
@@ -268,7 +268,7 @@ func taskAction(o *sim.Observation, rules []norms.Rule, hists []sim.Hist) (sim.A
 		return best, found
 	}
 	switch {
-	case need > 0 && me.Carrying() < capacity:
+	case need > 0 && me.Goods+me.Litter < capacity: // me.Carrying(), without copying me
 		if a, _, ok := plan(sim.Goal{Verb: sim.Pick, Object: "source"}); ok {
 			return a, true
 		}
@@ -294,8 +294,8 @@ func taskAction(o *sim.Observation, rules []norms.Rule, hists []sim.Hist) (sim.A
 
 // anyReady reports whether some source has goods ready.
 func anyReady(f *sim.Frame) bool {
-	for _, t := range f.Tiles {
-		if t.Object == "source" && t.Stock > 0 {
+	for i := range f.Tiles {
+		if t := &f.Tiles[i]; t.Object == "source" && t.Stock > 0 {
 			return true
 		}
 	}

@@ -86,16 +86,16 @@ func (l *learner) Act(o *sim.Observation) sim.Action {
 // followed. It replays on l.prev itself, which Act replaces afterwards.
 func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 	var sanctioned []string
-	for _, ev := range o.Events {
-		if ev.Kind == "sanction" && ev.Day == l.day {
+	for i := range o.Events {
+		if ev := &o.Events[i]; ev.Kind == "sanction" && ev.Day == l.day {
 			sanctioned = append(sanctioned, ev.To)
 			if ev.By == sim.WardenID {
 				l.warden = true
 			}
 		}
 	}
-	for _, a := range o.Frame.Agents[1:] {
-		if a.LastAction != "" && a.LastAction != sim.Wait {
+	for i := 1; i < len(o.Frame.Agents); i++ {
+		if a := &o.Frame.Agents[i]; a.LastAction != "" && a.LastAction != sim.Wait {
 			l.active = true
 		}
 	}

@@ -1,7 +1,9 @@
 package guest
 
 import (
+	"encoding/binary"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -19,10 +21,10 @@ import (
 
 // appendStepResponse appends r as encoding/json writes it, with the
 // tiles' encodings kept in tc (nil for none).
-func appendStepResponse(b []byte, r *wire.StepResponse, tc *tileCache) []byte {
+func appendStepResponse(b []byte, r *wire.StepResponse, tc *visitCache) []byte {
 	b = append(b, `{"observation":`...)
 	b = appendObservation(b, r.Observation, tc)
-	b = appendString(append(b, `,"text":`...), r.Text)
+	b = tc.appendText(append(b, `,"text":`...), r.Text)
 	b = appendEvents(append(b, `,"events":`...), r.Events)
 	b = appendBool(append(b, `,"terminated":`...), r.Terminated)
 	b = appendBool(append(b, `,"truncated":`...), r.Truncated)
@@ -34,22 +36,22 @@ func appendStepResponse(b []byte, r *wire.StepResponse, tc *tileCache) []byte {
 }
 
 // appendResetResponse appends r as encoding/json writes it.
-func appendResetResponse(b []byte, r *wire.ResetResponse, tc *tileCache) []byte {
+func appendResetResponse(b []byte, r *wire.ResetResponse, tc *visitCache) []byte {
 	b = appendInt(append(b, `{"handle":`...), r.Handle)
 	b = appendObservation(append(b, `,"observation":`...), r.Observation, tc)
-	b = appendString(append(b, `,"text":`...), r.Text)
+	b = tc.appendText(append(b, `,"text":`...), r.Text)
 	return append(b, '}')
 }
 
 // appendObserveResponse appends r as encoding/json writes it.
-func appendObserveResponse(b []byte, r *wire.ObserveResponse, tc *tileCache) []byte {
+func appendObserveResponse(b []byte, r *wire.ObserveResponse, tc *visitCache) []byte {
 	b = appendObservation(append(b, `{"observation":`...), r.Observation, tc)
-	b = appendString(append(b, `,"text":`...), r.Text)
+	b = tc.appendText(append(b, `,"text":`...), r.Text)
 	return append(b, '}')
 }
 
 // appendObservation appends o as encoding/json writes a *sim.Observation.
-func appendObservation(b []byte, o *sim.Observation, tc *tileCache) []byte {
+func appendObservation(b []byte, o *sim.Observation, tc *visitCache) []byte {
 	if o == nil {
 		return append(b, "null"...)
 	}
@@ -83,7 +85,7 @@ func appendObservation(b []byte, o *sim.Observation, tc *tileCache) []byte {
 }
 
 // appendFrame appends f as encoding/json writes a sim.Frame.
-func appendFrame(b []byte, f *sim.Frame, tc *tileCache) []byte {
+func appendFrame(b []byte, f *sim.Frame, tc *visitCache) []byte {
 	b = appendInt(append(b, `{"width":`...), f.Width)
 	b = appendInt(append(b, `,"height":`...), f.Height)
 	b = tc.appendTiles(append(b, `,"tiles":`...), f.Tiles)
@@ -94,18 +96,53 @@ func appendFrame(b []byte, f *sim.Frame, tc *tileCache) []byte {
 	return append(b, '}')
 }
 
-// tileCache keeps each tile's encoding from a visit's last response, and
+// visitCache keeps each tile's encoding from a visit's last response, and
 // the whole array's: from one step to the next few tiles change, and
-// encoding all of them again was most of the work. The nil cache keeps
-// nothing.
-type tileCache struct {
+// encoding all of them again was most of the work. It keeps the encoding
+// of each line of the last text too: most lines (the legend, the
+// actions, most rows of the map) stay the same from one step to the
+// next, and escaping a text byte by byte is slow under WebAssembly. The
+// nil cache keeps nothing.
+type visitCache struct {
 	tiles []sim.Tile // as last encoded
 	enc   [][]byte   // tiles[i]'s encoding; nil when not yet made
 	all   []byte     // the array's encoding, when it is that of tiles
+	lines []string   // the last text's lines
+	quote [][]byte   // lines[i] quoted, without the quotes
+}
+
+// appendText appends s as appendString does, quoting each line (a
+// newline quotes as \n whatever surrounds it, and splitting at a newline
+// never splits a UTF-8 sequence) or reusing the quote of the same line
+// of the last text.
+func (tc *visitCache) appendText(b []byte, s string) []byte {
+	if tc == nil {
+		return appendString(b, s)
+	}
+	b = append(b, '"')
+	k := 0
+	for ; ; k++ {
+		line, rest, more := strings.Cut(s, "\n")
+		if k == len(tc.lines) {
+			tc.lines, tc.quote = append(tc.lines, ""), append(tc.quote, nil)
+		}
+		if tc.quote[k] == nil || tc.lines[k] != line {
+			tc.lines[k], tc.quote[k] = line, appendQuoted(tc.quote[k][:0], line)
+		}
+		b = append(b, tc.quote[k]...)
+		if !more {
+			break
+		}
+		b = append(b, '\\', 'n')
+		s = rest
+	}
+	clear(tc.lines[k+1:]) // keep no old text alive
+	tc.lines, tc.quote = tc.lines[:k+1], tc.quote[:k+1]
+	return append(b, '"')
 }
 
 // appendTiles appends tiles as encoding/json writes []sim.Tile.
-func (tc *tileCache) appendTiles(b []byte, tiles []sim.Tile) []byte {
+func (tc *visitCache) appendTiles(b []byte, tiles []sim.Tile) []byte {
 	if tiles == nil {
 		return append(b, "null"...)
 	}
@@ -258,13 +295,38 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// jsonSafeWord reports whether all eight bytes of w are ASCII that
+// encoding/json writes as they are (jsonSafe), without a branch, with
+// the word-at-a-time tricks of "Bit Twiddling Hacks": once no byte has
+// its high bit set, (v - 0x01…01) &^ v has some high bit set exactly
+// when some byte of v is zero, and v - 0x20…20 exactly when some byte
+// is below 0x20.
+func jsonSafeWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) &^ v }
+	bad := w | (w - ones*0x20) // not ASCII, or a control byte
+	bad |= zero(w^(ones*'"')) | zero(w^(ones*'\\')) | zero(w^(ones*'<')) | zero(w^(ones*'>')) | zero(w^(ones*'&'))
+	return bad&highs == 0
+}
+
 // appendString appends s quoted as encoding/json quotes it (HTML-safe:
 // <, > and & escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced).
 func appendString(b []byte, s string) []byte {
+	return append(appendQuoted(append(b, '"'), s), '"')
+}
+
+// appendQuoted is appendString without the quotes around.
+func appendQuoted(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs escaping: an
+		// observation's text is thousands of plain bytes, and a byte a
+		// loop turn is slow under WebAssembly.
+		if i+8 <= len(s) && jsonSafeWord(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			i += 8
+			continue
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if jsonSafe[c] {
 				i++
@@ -306,6 +368,5 @@ func appendString(b []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

@@ -2,9 +2,11 @@ package guest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
@@ -32,7 +34,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			}
 			// As the guest does: one observation written over (StepInto)
 			// and one tile cache for the visit.
-			tc := new(tileCache)
+			tc := new(visitCache)
 			checkEncoding(t, visit, 0, &wire.ResetResponse{Handle: 7, Observation: obs, Text: obs.Text()}, tc)
 			for step := 1; !env.Over(); step++ {
 				res, err := env.StepInto(p.Act(obs), obs)
@@ -60,7 +62,7 @@ func TestEncodeWritesEveryField(t *testing.T) {
 	for _, odd := range []string{"x", "gr\"ass <b>&amp; caf\u00e9\n\t\\ \u2028\u2029 \x01 \xff\xfe end", ""} {
 		var step wire.StepResponse
 		fill(reflect.ValueOf(&step).Elem(), odd)
-		checkEncoding(t, "filled "+odd, 0, &step, new(tileCache))
+		checkEncoding(t, "filled "+odd, 0, &step, new(visitCache))
 		var reset wire.ResetResponse
 		fill(reflect.ValueOf(&reset).Elem(), odd)
 		checkEncoding(t, "filled "+odd, 0, &reset, nil)
@@ -69,9 +71,9 @@ func TestEncodeWritesEveryField(t *testing.T) {
 		checkEncoding(t, "filled "+odd, 0, &observe, nil)
 	}
 	checkEncoding(t, "zero", 0, &wire.StepResponse{}, nil)
-	checkEncoding(t, "zero", 0, &wire.StepResponse{Observation: &sim.Observation{}}, new(tileCache))
+	checkEncoding(t, "zero", 0, &wire.StepResponse{Observation: &sim.Observation{}}, new(visitCache))
 	zeroTiles := &sim.Observation{Events: []sim.Event{{}}, Frame: sim.Frame{Tiles: []sim.Tile{{}, {}}, Zones: []sim.Zone{}, Agents: []sim.Agent{}}}
-	checkEncoding(t, "zero", 0, &wire.ResetResponse{Observation: zeroTiles}, new(tileCache))
+	checkEncoding(t, "zero", 0, &wire.ResetResponse{Observation: zeroTiles}, new(visitCache))
 	checkEncoding(t, "zero", 0, &wire.ObserveResponse{}, nil)
 }
 
@@ -100,7 +102,7 @@ func fill(v reflect.Value, s string) {
 	}
 }
 
-func checkEncoding(t *testing.T, visit string, step int, v any, tc *tileCache) {
+func checkEncoding(t *testing.T, visit string, step int, v any, tc *visitCache) {
 	t.Helper()
 	want, err := json.Marshal(v)
 	if err != nil {
@@ -133,9 +135,29 @@ func clip(b []byte) []byte {
 	return b
 }
 
+// TestJSONSafeWord puts every byte at every place of a word of safe
+// bytes: the word is safe exactly when the byte is (jsonSafe).
+func TestJSONSafeWord(t *testing.T) {
+	for _, fill := range []byte{'a', ' ', '~', '#'} {
+		for c := 0; c < 256; c++ {
+			for at := 0; at < 8; at++ {
+				var b [8]byte
+				for k := range b {
+					b[k] = fill
+				}
+				b[at] = byte(c)
+				want := c < utf8.RuneSelf && jsonSafe[c]
+				if got := jsonSafeWord(binary.LittleEndian.Uint64(b[:])); got != want {
+					t.Errorf("jsonSafeWord(%q) = %v, want %v", b[:], got, want)
+				}
+			}
+		}
+	}
+}
+
 // FuzzAppendString: strings are quoted exactly as encoding/json quotes them.
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", `"quoted" \ back`, "<b>&</b>", "\u2028\u2029", "caf\u00e9 · ☃", "\x00\x1f\x7f", "\xff", "a\xc3", "\xed\xa0\x80"} {
+	for _, s := range []string{"", "\n", "a\nb", "\xc3\n\xa9", "plain", `"quoted" \ back`, "<b>&</b>", "\u2028\u2029", "caf\u00e9 · ☃", "\x00\x1f\x7f", "\xff", "a\xc3", "\xed\xa0\x80"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -145,6 +167,17 @@ func FuzzAppendString(f *testing.F) {
 		}
 		if got := appendString(nil, s); !bytes.Equal(got, want) {
 			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+		// appendText, its lines new, then partly the same, then fewer.
+		tc := new(visitCache)
+		for _, text := range []string{s, s + "\n\n" + s + "\n", "x\n" + s, s} {
+			want, err := json.Marshal(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.appendText(nil, text); !bytes.Equal(got, want) {
+				t.Errorf("appendText(%q) = %s, want %s", text, got, want)
+			}
 		}
 	})
 }

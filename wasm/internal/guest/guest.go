@@ -34,11 +34,11 @@ type Guest struct {
 
 // session is an open environment, the observation its steps are written
 // into (sim.Env.StepInto: each is encoded at once, so one serves every
-// step) and the encodings of its tiles.
+// step) and the encodings of its tiles and text lines.
 type session struct {
 	env   *sim.Env
 	obs   *sim.Observation
-	tiles tileCache
+	cache visitCache
 }
 
 // New returns a guest with no open environment.
@@ -179,7 +179,7 @@ func (g *Guest) Reset(in []byte) []byte {
 		s := &session{env: e, obs: obs}
 		g.envs[h] = s
 		g.next = h + 1
-		g.out = appendResetResponse(g.out[:0], &wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()}, &s.tiles)
+		g.out = appendResetResponse(g.out[:0], &wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()}, &s.cache)
 		return encoded(g.out), nil
 	})
 }
@@ -225,7 +225,7 @@ func (g *Guest) Step(in []byte) []byte {
 		if req.TextOnly {
 			resp.Observation = nil
 		}
-		g.out = appendStepResponse(g.out[:0], &resp, &s.tiles)
+		g.out = appendStepResponse(g.out[:0], &resp, &s.cache)
 		return encoded(g.out), nil
 	})
 }
