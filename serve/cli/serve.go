@@ -58,7 +58,7 @@ func cmdServe(e *env) error {
 	openRooms := fs.Bool("open-rooms", false, "let anyone create a classroom (default: only holders of a teacher key, see --teacher-keys)")
 	teacherKeys := fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
 	roomTTL := fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
-	step := fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; ~10x faster)")
+	step := fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; about 1.7x the steps per second)")
 	sessionTTL := fs.Duration("session-ttl", session.DefaultTTL, "how long a session waits for its next action before it expires (a visit is played once: an expired one is lost)")
 	submitterKeys := fs.String("submitter-keys", "", "file of submitter keys (lines \"LABEL SHA256\" from normgym submitter-key LABEL; re-read when it changes): "+
 		"their holders' sessions are stored under LABEL as server-stepped model runs")
