@@ -186,10 +186,14 @@ func cmdServe(e *env) error {
 	srv, err := server.New(server.Options{Store: st, Verifier: v, Web: site, AdminToken: os.Getenv(*tokenEnv),
 		AdminTokenEnv: *tokenEnv, Logger: log, ReplayTimeout: *replayTimeout, MaxBody: *maxBody,
 		Limiter: limit.NewBuckets(limits, nil), ClientHeader: *clientHeader, OpenRooms: *openRooms, TeacherKeys: keys, RoomTTL: *roomTTL,
-		Engine: engine, Private: private, SessionTTL: *sessionTTL, SubmitterKeys: subKeys})
+		Engine: engine, Private: private, SessionTTL: *sessionTTL, SubmitterKeys: subKeys,
+		// Half of what sim.wasm can hold open; the rest is the verifier's.
+		// Sessions beyond stay stored and are rebuilt when they act.
+		SessionsLive: rt.Capacity() / 2})
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
 	raw, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

@@ -142,6 +142,8 @@ func newEnv(t testing.TB, opts ...option) *env {
 	}
 	e.srv = srv
 	e.http = httptest.NewServer(srv)
+	// The runtime is shared by every test: free the sessions' visits.
+	t.Cleanup(srv.Close)
 	t.Cleanup(e.http.Close)
 	return e
 }

@@ -90,6 +90,10 @@ type Options struct {
 	// SessionTTL is how long a session waits for its next action
 	// (default session.DefaultTTL).
 	SessionTTL time.Duration
+	// SessionsLive bounds the sessions whose environments stay in memory
+	// (session.Options.MaxLive); keep it within what Engine can hold open
+	// (host.Runtime.Capacity), beside the verifier's replays.
+	SessionsLive int
 	// SubmitterKeys says which bearer keys may open sessions whose runs
 	// are stored as the key's label's (a model's row of the leaderboard).
 	SubmitterKeys TeacherKeys
@@ -168,7 +172,7 @@ func New(opts Options) (*Server, error) {
 			private = session.NativeCatalog(opts.Engine.SHA256(), opts.Private.Catalog)
 		}
 		m, err := session.New(session.Options{Store: opts.Store, Engine: opts.Engine, Private: private, TTL: opts.SessionTTL,
-			Finish: s.storeSession, Now: opts.Now, Logger: opts.Logger})
+			MaxLive: opts.SessionsLive, Finish: s.storeSession, Now: opts.Now, Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}
@@ -181,6 +185,15 @@ func New(opts Options) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Close frees what the server holds open in its engine (the sessions'
+// environments in memory); stored sessions resume in a server made later.
+// Call it once no request is being served.
+func (s *Server) Close() {
+	if s.sessions != nil {
+		s.sessions.Close()
+	}
+}
 
 // methods maps HTTP methods to handlers ("*": any method). GET also
 // answers HEAD.

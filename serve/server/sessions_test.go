@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/wasm/host"
+	"github.com/normgym/normgym/wasm/simwasm"
 )
 
 // withSessions gives the server a session engine (sim.wasm, as normgym
@@ -423,5 +426,35 @@ func TestSessionLimits(t *testing.T) {
 	wsCall(t, c, `{"type":"reset","data":{"episode_id":"`+s.Session+`"}}`)
 	if typ, data := wsCall(t, c, `{"type":"step","data":{"action":"north"}}`); typ != "error" || data["code"] != "CAPACITY_REACHED" || data["status"] != 429.0 {
 		t.Errorf("a WebSocket step over the limit: %s %v", typ, data)
+	}
+}
+
+// TestSessionsBeyondCapacity opens more sessions than sim.wasm can hold
+// open (one instance: 256 visits) and steps each: the server keeps at
+// most SessionsLive of them in memory, as normgym serve sets it, and
+// rebuilds the others when they act, so none is refused.
+func TestSessionsBeyondCapacity(t *testing.T) {
+	small, err := host.New(context.Background(), simwasm.Bytes(), host.Options{MaxInstances: 1, Uninterruptible: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close(context.Background())
+	e := newEnv(t, func(o *server.Options) { o.Engine, o.SessionsLive = session.Wasm(small), small.Capacity()/2 })
+	n := small.Capacity() + 44
+	tokens := make([]string, n)
+	for i := range tokens {
+		seed := i
+		s := e.open(api.SessionRequest{Suite: "standard", Seed: &seed}, http.StatusCreated)
+		tokens[i] = s.Session
+	}
+	for i, tok := range tokens {
+		if st, b := e.sessionDo("POST", "/api/session/step", tok, api.SessionStep{Action: "wait"}); st != 200 {
+			t.Fatalf("step of session %d of %d: %d %s", i, n, st, b)
+		}
+	}
+	// The first ones were evicted: they come back from the store.
+	st, b := e.sessionDo("GET", "/api/session", tokens[0], nil)
+	if r := decodeState(t, b); st != 200 || r.Actions != 1 {
+		t.Fatalf("the first session after %d others: %d, %d actions", n-1, st, r.Actions)
 	}
 }

@@ -385,6 +385,19 @@ func (m *Manager) put(lv *live) {
 	}
 }
 
+// Close closes every environment in memory (the sessions themselves stay
+// in the store: a Manager made later rebuilds them). Use it when the
+// Manager is done with, so that its engine's open visits are freed.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, lv := range m.live {
+		lv.mu.Lock()
+		m.drop(lv)
+		lv.mu.Unlock()
+	}
+}
+
 // drop forgets lv and closes its environment; m.mu and lv.mu are held.
 func (m *Manager) drop(lv *live) {
 	delete(m.live, lv.sess.ID)

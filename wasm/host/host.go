@@ -129,6 +129,11 @@ func New(ctx context.Context, wasm []byte, opts Options) (*Runtime, error) {
 	return r, nil
 }
 
+// Capacity is how many visits the runtime can hold open at once: its
+// instances times the handles each keeps (wire.MaxHandles). A Reset
+// beyond it fails with the module's "too many open environments".
+func (r *Runtime) Capacity() int { return r.max * wire.MaxHandles }
+
 // SHA256 returns the hex SHA-256 of the module bytes given to New: the
 // value for Record.SimSHA256.
 func (r *Runtime) SHA256() string { return r.sha }
