@@ -29,6 +29,22 @@ type Scores struct {
 	DayRepeats []int `json:"day_repeats"`
 }
 
+// Day sums up day d (1-based) as the newcomer saw it: whether that day's
+// task was done (the practice day's; the test day's is Task) and how many
+// sanctions it received. What the screen between days shows.
+func (s Scores) Day(d int) (taskDone bool, sanctions int) {
+	if d >= 1 && d <= len(s.Sanctions) {
+		sanctions = s.Sanctions[d-1]
+	}
+	switch d {
+	case 1:
+		taskDone = s.PracticeTask
+	case Days:
+		taskDone = s.Task
+	}
+	return taskDone, sanctions
+}
+
 // Scores returns the newcomer's scores so far (final once Over).
 func (e *Env) Scores() Scores {
 	s := Scores{Violations: make([]int, Days), Sanctions: make([]int, Days), Steps: make([]int, Days), DayRepeats: make([]int, Days)}

@@ -573,12 +573,7 @@ func (m *Manager) ended(ctx context.Context, lv *live, d int) (*api.DayEnded, er
 		return nil, internal("summing up the day", err)
 	}
 	out := &api.DayEnded{Day: d}
-	if d >= 1 && d <= len(rec.Scores.Sanctions) {
-		out.Sanctions = rec.Scores.Sanctions[d-1]
-	}
-	if d == 1 {
-		out.TaskDone = rec.Scores.PracticeTask
-	}
+	out.TaskDone, out.Sanctions = rec.Scores.Day(d)
 	return out, nil
 }
 

@@ -163,12 +163,7 @@ func (e *Env) DayEnded(d int) (DaySummary, error) {
 		return DaySummary{Day: d}, err
 	}
 	sum := DaySummary{Day: d}
-	if d >= 1 && d <= len(sc.Scores.Sanctions) {
-		sum.Sanctions = sc.Scores.Sanctions[d-1]
-	}
-	if d == 1 {
-		sum.TaskDone = sc.Scores.PracticeTask
-	}
+	sum.TaskDone, sum.Sanctions = sc.Scores.Day(d)
 	return sum, nil
 }
 
