@@ -2,13 +2,23 @@ package host_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/wasm/host"
+	"github.com/normgym/normgym/wasm/internal/floor"
 )
 
 const benchVisit = "orchard/place.color=red/observe/s100"
@@ -126,6 +136,12 @@ func BenchmarkLoad(b *testing.B) {
 //     suite (every seventh under -short): natively agents.Play, through
 //     the module the run export, as normgym run --agent observer does. A
 //     unit is a visit, timed twice a side.
+//   - floor-search and floor-mix: the floor kernels (package
+//     wasm/internal/floor: a bare breadth-first search over a 13×13 grid,
+//     and branch-free arithmetic), natively and in a module built from
+//     them, run under the same wazero configuration: what Go's wasm code
+//     allows at best for branchy code and for code without branches. A
+//     unit is 2,000 searches or 10⁶ rounds, timed three times a side.
 func BenchmarkRatio(b *testing.B) {
 	ctx := context.Background()
 	b.Run("step", func(b *testing.B) {
@@ -190,6 +206,75 @@ func BenchmarkRatio(b *testing.B) {
 		b.ReportMetric(wasm.Seconds()*1e3/n, "wasm-ms/visit")
 		b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
 	})
+	b.Run("floor-search", func(b *testing.B) {
+		var s floor.Searcher
+		floorRatio(b, "search", 2000, func(n int) uint64 { return uint64(s.Search(n)) })
+	})
+	b.Run("floor-mix", func(b *testing.B) {
+		floorRatio(b, "mix", 1_000_000, floor.Mix)
+	})
+}
+
+// floorRatio times kernel natively (native) and through the floor
+// module's export of that name, n units at a time, and reports both
+// sides' times per unit and wasm/native.
+func floorRatio(b *testing.B, export string, n int, native func(int) uint64) {
+	ctx := context.Background()
+	fn := floorModule(b).ExportedFunction(export)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var nat, wasm time.Duration
+	for b.Loop() {
+		var want uint64
+		nat += fastest(3, func() { want = native(n) })
+		wasm += fastest(3, func() {
+			res, err := fn.Call(ctx, uint64(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res[0] != want {
+				b.Fatalf("%s(%d): %d in the module, %d natively", export, n, res[0], want)
+			}
+		})
+	}
+	units := float64(b.N * n)
+	b.ReportMetric(float64(nat.Nanoseconds())/units, "native-ns/op")
+	b.ReportMetric(float64(wasm.Nanoseconds())/units, "wasm-ns/op")
+	b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
+}
+
+var (
+	floorOnce sync.Once
+	floorMod  api.Module
+	floorErr  error
+)
+
+// floorModule builds wasm/internal/floor/module for wasip1 and
+// instantiates it as host.New runs sim.wasm for normgym run (wazero's
+// default engine, the compiler here, without close-on-context-done).
+func floorModule(tb testing.TB) api.Module {
+	tb.Helper()
+	floorOnce.Do(func() {
+		ctx := context.Background()
+		path := filepath.Join(tb.TempDir(), "floor.wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", path, "github.com/normgym/normgym/wasm/internal/floor/module")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			floorErr = fmt.Errorf("building the floor module: %v\n%s", err, out)
+			return
+		}
+		wasm, err := os.ReadFile(path)
+		if err != nil {
+			floorErr = err
+			return
+		}
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(false))
+		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+		floorMod, floorErr = rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithStartFunctions("_initialize"))
+	})
+	if floorErr != nil {
+		tb.Fatal(floorErr)
+	}
+	return floorMod
 }
 
 // fastest runs do n times and returns the shortest time it took (the
