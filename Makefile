@@ -4,7 +4,7 @@ SIM_WASM  := wasm/simwasm/module/sim.wasm
 BIN       := bin/normgym
 GOFILES    = $(shell find sim norms wasm serve web -name '*.go' -not -path '*/node_modules/*' 2>/dev/null) go.mod
 
-.PHONY: help run test bench check wasm build deps clean fuzz fuzz-short bench-short
+.PHONY: help run test bench bench-docs check wasm build deps clean fuzz fuzz-short bench-short
 .SECONDEXPANSION:
 
 # Each part may add to these from its own fragment (web/web.mk, serve/serve.mk):
@@ -40,6 +40,10 @@ bench: deps wasm ## benchmarks that print figures: BENCH_COUNT samples each, sum
 	$(GO) test -run '^$$' -bench . -benchtime $(SERVE_BENCH_N)x -count $(BENCH_COUNT) ./serve/server/ >> build/bench.txt
 	$(GO) run $(BENCHSTAT) build/bench.txt
 	$(GO) run ./serve/cmd/doccheck figures build/bench.txt
+
+bench-docs: ## copy the medians of the last make bench (build/bench.txt) into the documents' marked figures
+	@test -f build/bench.txt || (echo "no build/bench.txt: run make bench first"; exit 1)
+	$(GO) run ./serve/cmd/doccheck write build/bench.txt
 
 bench-short: wasm ## one sample of every benchmark, as a smoke test (part of make test)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./sim/... ./wasm/... ./serve/cli/ ./sim/prompt/ > /dev/null

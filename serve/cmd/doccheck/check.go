@@ -108,8 +108,38 @@ func checkLinks(root string) ([]string, error) {
 	return problems, nil
 }
 
-// marker is a figure a document copies from the benchmarks.
+// marker is a figure a document copies from the benchmarks: a number,
+// maybe its unit, then the comment, on one line or across a line break.
 var marker = regexp.MustCompile(`([0-9][0-9,]*(?:\.[0-9]+)?)\s*(?:×|x|%|[a-zA-Zµ/]+)?\**\s*<!--\s*bench:\s*(\S+)\s+(.+?)\s*-->`)
+
+// benchComment is any bench comment, marker or not.
+var benchComment = regexp.MustCompile(`<!--\s*bench:`)
+
+// figure is one marked figure of a document.
+type figure struct {
+	figure, name, unit string
+	start, end         int // the figure's bytes in the document
+	line               int // the figure's line, from 1
+}
+
+// figures finds the marked figures of a document, and the lines of the
+// bench comments that follow no number (which no check would read).
+func figures(doc string) (figs []figure, orphans []int) {
+	lineAt := func(off int) int { return strings.Count(doc[:off], "\n") + 1 }
+	marked := map[int]bool{}
+	for _, m := range marker.FindAllStringSubmatchIndex(doc, -1) {
+		figs = append(figs, figure{figure: doc[m[2]:m[3]], name: doc[m[4]:m[5]], unit: doc[m[6]:m[7]],
+			start: m[2], end: m[3], line: lineAt(m[2])})
+		marked[m[1]] = true // the end of the whole match: the comment's end
+	}
+	for _, c := range benchComment.FindAllStringIndex(doc, -1) {
+		end := strings.Index(doc[c[0]:], "-->")
+		if end < 0 || !marked[c[0]+end+3] {
+			orphans = append(orphans, lineAt(c[0]))
+		}
+	}
+	return figs, orphans
+}
 
 // checkFigures compares every marked figure with the median of the
 // benchmark output's samples of that metric.
@@ -126,24 +156,26 @@ func checkFigures(root, bench string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for n, line := range strings.Split(string(b), "\n") {
-			for _, m := range marker.FindAllStringSubmatch(line, -1) {
-				marked++
-				doc1 := fmt.Sprintf("%s:%d", doc, n+1)
-				want, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
-				if err != nil {
-					problems = append(problems, fmt.Sprintf("%s: cannot read the figure %q", doc1, m[1]))
-					continue
-				}
-				vals := samples[key(m[2], m[3])]
-				if len(vals) == 0 {
-					problems = append(problems, fmt.Sprintf("%s: the benchmark output has no %s %s (the document's figure %s)", doc1, m[2], m[3], m[1]))
-					continue
-				}
-				got := median(vals)
-				if r := want / got; !(r >= 0.5 && r <= 2) {
-					problems = append(problems, fmt.Sprintf("%s: the document says %s for %s %s, the benchmarks measure %.4g: more than 2× apart, update the document", doc1, m[1], m[2], m[3], got))
-				}
+		figs, orphans := figures(string(b))
+		for _, at := range orphans {
+			problems = append(problems, fmt.Sprintf("%s:%d: a bench comment that follows no number", doc, at))
+		}
+		for _, f := range figs {
+			marked++
+			doc1 := fmt.Sprintf("%s:%d", doc, f.line)
+			want, err := strconv.ParseFloat(strings.ReplaceAll(f.figure, ",", ""), 64)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: cannot read the figure %q", doc1, f.figure))
+				continue
+			}
+			vals := samples[key(f.name, f.unit)]
+			if len(vals) == 0 {
+				problems = append(problems, fmt.Sprintf("%s: the benchmark output has no %s %s (the document's figure %s)", doc1, f.name, f.unit, f.figure))
+				continue
+			}
+			got := median(vals)
+			if r := want / got; !(r >= 0.5 && r <= 2) {
+				problems = append(problems, fmt.Sprintf("%s: the document says %s for %s %s, the benchmarks measure %.4g: more than 2× apart, update the document", doc1, f.figure, f.name, f.unit, got))
 			}
 		}
 	}
