@@ -132,6 +132,11 @@ func BenchmarkLoad(b *testing.B) {
 //     export (the observation as JSON, decoded by the host, and its
 //     text). The policy runs in the host on both sides. A unit is a visit,
 //     timed three times a side.
+//   - step-text: the same visits' greedy actions (chosen natively first)
+//     replayed: natively Env.Step and Observation.Text, through the module
+//     StepText, the step normgym eval takes (the text without the
+//     observation's JSON). No policy runs, so this is the module's step
+//     alone. A unit is a visit, timed three times a side.
 //   - observer-standard: the observer plays every visit of the standard
 //     suite (every seventh under -short): natively agents.Play, through
 //     the module the run export, as normgym run --agent observer does. A
@@ -159,6 +164,30 @@ func BenchmarkRatio(b *testing.B) {
 					}
 				})
 				steps += n
+			}
+		}
+		b.ReportMetric(float64(nat.Microseconds())/float64(steps), "native-µs/step")
+		b.ReportMetric(float64(wasm.Microseconds())/float64(steps), "wasm-µs/step")
+		b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
+	})
+	b.Run("step-text", func(b *testing.B) {
+		r := uninterruptible(b)
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		type visit struct {
+			id      string
+			actions []sim.Action
+		}
+		var visits []visit
+		for _, id := range ratioStepVisits {
+			visits = append(visits, visit{id, greedyActions(b, id)})
+		}
+		var nat, wasm time.Duration
+		steps := 0
+		for b.Loop() {
+			for _, v := range visits {
+				nat += fastest(3, func() { replayNative(b, v.id, v.actions) })
+				wasm += fastest(3, func() { replayModuleText(b, r, v.id, v.actions) })
+				steps += len(v.actions)
 			}
 		}
 		b.ReportMetric(float64(nat.Microseconds())/float64(steps), "native-µs/step")
@@ -324,6 +353,61 @@ func playNative(tb testing.TB, visit string) int {
 		n++
 	}
 	return n
+}
+
+// greedyActions returns the actions greedy takes over visit, natively.
+func greedyActions(tb testing.TB, visit string) []sim.Action {
+	p, _ := agents.New("greedy")
+	env, obs, err := sim.NewEnv(visit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var actions []sim.Action
+	for !env.Over() {
+		a := p.Act(obs)
+		res, err := env.Step(a)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		actions, obs = append(actions, a), res.Observation
+	}
+	return actions
+}
+
+// replayNative replays actions over visit natively, rendering every text.
+func replayNative(tb testing.TB, visit string, actions []sim.Action) {
+	env, obs, err := sim.NewEnv(visit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_ = obs.Text()
+	for _, a := range actions {
+		res, err := env.Step(a)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_ = res.Observation.Text()
+	}
+}
+
+// replayModuleText replays actions over visit through r's text-only
+// step and checks that the visit ends with the last one.
+func replayModuleText(tb testing.TB, r *host.Runtime, visit string, actions []sim.Action) {
+	ctx := context.Background()
+	v, _, _, err := r.Reset(ctx, visit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer v.Close(ctx)
+	var res host.StepResult
+	for _, a := range actions {
+		if res, err = v.StepText(ctx, a.String()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if !res.Over {
+		tb.Fatalf("%s: not over after greedy's %d actions through the module", visit, len(actions))
+	}
 }
 
 // playModule plays visit with greedy through r's step export and returns
