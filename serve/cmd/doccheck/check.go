@@ -168,12 +168,11 @@ func checkFigures(root, bench string) ([]string, error) {
 				problems = append(problems, fmt.Sprintf("%s: cannot read the figure %q", doc1, f.figure))
 				continue
 			}
-			vals := samples[key(f.name, f.unit)]
-			if len(vals) == 0 {
-				problems = append(problems, fmt.Sprintf("%s: the benchmark output has no %s %s (the document's figure %s)", doc1, f.name, f.unit, f.figure))
+			got, ok := measured(samples, f)
+			if !ok {
+				problems = append(problems, missing(doc, f))
 				continue
 			}
-			got := median(vals)
 			if r := want / got; !(r >= 0.5 && r <= 2) {
 				problems = append(problems, fmt.Sprintf("%s: the document says %s for %s %s, the benchmarks measure %.4g: more than 2× apart, update the document", doc1, f.figure, f.name, f.unit, got))
 			}
@@ -186,6 +185,22 @@ func checkFigures(root, bench string) ([]string, error) {
 }
 
 func key(name, unit string) string { return name + "\x00" + unit }
+
+// measured returns the median of the samples of f's metric, and whether
+// the output has any.
+func measured(samples map[string][]float64, f figure) (float64, bool) {
+	vals := samples[key(f.name, f.unit)]
+	if len(vals) == 0 {
+		return 0, false
+	}
+	return median(vals), true
+}
+
+// missing is the problem of a figure of doc whose metric the benchmark
+// output lacks.
+func missing(doc string, f figure) string {
+	return fmt.Sprintf("%s:%d: the benchmark output has no %s %s (the document's figure %s)", doc, f.line, f.name, f.unit, f.figure)
+}
 
 // cpuSuffix is the -GOMAXPROCS suffix of a benchmark's name.
 var cpuSuffix = regexp.MustCompile(`-\d+$`)

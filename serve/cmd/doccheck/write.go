@@ -32,12 +32,12 @@ func writeFigures(root, bench string) (changed, problems []string, err error) {
 		var docChanges, docProblems []string
 		for k := len(figs) - 1; k >= 0; k-- {
 			f := figs[k]
-			vals := samples[key(f.name, f.unit)]
-			if len(vals) == 0 {
-				docProblems = append([]string{fmt.Sprintf("%s:%d: the benchmark output has no %s %s (the document's figure %s)", doc, f.line, f.name, f.unit, f.figure)}, docProblems...)
+			got, ok := measured(samples, f)
+			if !ok {
+				docProblems = append([]string{missing(doc, f)}, docProblems...)
 				continue
 			}
-			fig := formatFigure(median(vals), significantDigits(f.figure))
+			fig := formatFigure(got, significantDigits(f.figure))
 			if fig == f.figure {
 				continue
 			}
