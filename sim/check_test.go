@@ -23,11 +23,11 @@ func checkCases(t *testing.T) []checkCase {
 	for wi, w := range sim.WorldNames() {
 		for ni, n := range norms.Default().Norms() {
 			seed := 40 + 100*wi + ni
-			add(sim.VisitID{World: w, Norm: n.ID, Condition: learning[(wi+ni)%4], Seed: seed}.String(), "greedy")
-			add(sim.VisitID{World: w, Norm: n.ID, Condition: learning[(wi+ni+1)%4], Seed: seed}.String(), "random")
+			add(sim.VisitID{World: w, Norm: n.ID, Condition: learning[(wi+ni)%4], Seed: uint64(seed)}.String(), "greedy")
+			add(sim.VisitID{World: w, Norm: n.ID, Condition: learning[(wi+ni+1)%4], Seed: uint64(seed)}.String(), "random")
 		}
 		for s := 0; s < 2; s++ {
-			id := sim.VisitID{World: w, Norm: norms.NoNorm, Condition: sim.Control, Seed: 7 + s}.String()
+			id := sim.VisitID{World: w, Norm: norms.NoNorm, Condition: sim.Control, Seed: uint64(7 + s)}.String()
 			add(id, "greedy")
 			add(id, "random")
 		}
@@ -36,7 +36,7 @@ func checkCases(t *testing.T) []checkCase {
 	for fi, fam := range norms.Default().Families() {
 		n := norms.Default().Family(fam)[0]
 		for pi, policy := range []string{"oracle", "observer", "self"} {
-			add(sim.VisitID{World: worlds[(fi+pi)%len(worlds)], Norm: n.ID, Condition: learning[(fi+pi)%4], Seed: 900 + fi}.String(), policy)
+			add(sim.VisitID{World: worlds[(fi+pi)%len(worlds)], Norm: n.ID, Condition: learning[(fi+pi)%4], Seed: uint64(900 + fi)}.String(), policy)
 		}
 	}
 	for _, suite := range []string{"transfer", "hard"} {

@@ -55,7 +55,7 @@ func FuzzParseVisitID(f *testing.F) {
 		"orchard/place.color=blue/observe/s17", "park/none/control/s0", "library/social.greet=child/told/s2147483647",
 		"harbor/direction.path=west/solo/s5", "market/resource.carry=1/peers/s100",
 		"orchard/place.color=blue/observe/s01", "orchard/place.color=blue/observe/s-1", "orchard/place.color=blue/observe/17",
-		"orchard/place.color=blue/observe/s2147483648", "orchard/place.color=blue/observe/s+1", "orchard/none/observe/s1",
+		"orchard/place.color=blue/observe/s18446744073709551616", "orchard/place.color=blue/observe/s18446744073709551615", "orchard/place.color=blue/observe/s+1", "orchard/none/observe/s1",
 		"orchard/place.color=blue/control/s1", "orchard//observe/s1", "/orchard/place.color=blue/observe/s1",
 		"orchard/place.color=blue/observe/s1/", "Orchard/place.color=blue/observe/s1", "", "////",
 	} {
@@ -221,11 +221,11 @@ func TestParseVisitIDErrors(t *testing.T) {
 		{name: "control with a norm", input: "orchard/place.color=blue/control/s17", want: "control visits have no norm"},
 		{name: "none outside control", input: "orchard/none/observe/s17", want: "only control visits have no norm"},
 		{name: "leading zero", input: "orchard/place.color=blue/observe/s01", want: "no leading zeros"},
-		{name: "negative seed", input: "orchard/place.color=blue/observe/s-1", want: "the seed must be s0 to s2147483647"},
+		{name: "negative seed", input: "orchard/place.color=blue/observe/s-1", want: "the seed must be s0 to s18446744073709551615"},
 		{name: "seed without s", input: "orchard/place.color=blue/observe/17", want: "the seed must read sN"},
 		{name: "bare s", input: "orchard/place.color=blue/observe/s", want: "the seed must read sN"},
 		{name: "seed with a sign", input: "orchard/place.color=blue/observe/s+1", want: "the seed must be s0 to"},
-		{name: "seed too big", input: "orchard/place.color=blue/observe/s2147483648", want: "the seed must be s0 to s2147483647"},
+		{name: "seed too big", input: "orchard/place.color=blue/observe/s18446744073709551616", want: "the seed must be s0 to s18446744073709551615"},
 		{name: "seed with a space", input: ok + " ", want: "the seed must be s0 to"},
 	}
 	for _, tc := range tests {

@@ -35,8 +35,8 @@ type layout struct {
 
 // newLayout draws day `day` of world w for the visit seed. It depends on
 // nothing else: not the norm, not the condition.
-func newLayout(w World, seed int, day int) layout {
-	r := newRNG("layout", w.Name, itoa(seed), itoa(day))
+func newLayout(w World, seed uint64, day int) layout {
+	r := newRNG("layout", w.Name, utoa(seed), itoa(day))
 	f := &Frame{Width: gridW, Height: gridH, Tiles: make([]Tile, gridW*gridH)}
 	colors := norms.Colors()
 	for y := 0; y < gridH; y++ {

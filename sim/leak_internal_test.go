@@ -49,17 +49,17 @@ func TestHiddenStateIgnoresTheNorm(t *testing.T) {
 			a, b := ns[ci%len(ns)], ns[(ci+1)%len(ns)]
 			w := worlds[(fi+ci)%len(worlds)].Name
 			seed := 900 + 10*fi + ci
-			id := VisitID{World: w, Norm: a.ID, Condition: c, Seed: seed}.String()
+			id := VisitID{World: w, Norm: a.ID, Condition: c, Seed: uint64(seed)}.String()
 			t.Run(id, func(t *testing.T) {
 				want := hiddenState(t, id)
-				others := []VisitID{{World: w, Norm: b.ID, Condition: c, Seed: seed}}
+				others := []VisitID{{World: w, Norm: b.ID, Condition: c, Seed: uint64(seed)}}
 				if c != Peers {
 					for _, oc := range []string{Observe, Solo, Told} {
 						if oc != c {
-							others = append(others, VisitID{World: w, Norm: a.ID, Condition: oc, Seed: seed})
+							others = append(others, VisitID{World: w, Norm: a.ID, Condition: oc, Seed: uint64(seed)})
 						}
 					}
-					others = append(others, VisitID{World: w, Norm: norms.NoNorm, Condition: Control, Seed: seed})
+					others = append(others, VisitID{World: w, Norm: norms.NoNorm, Condition: Control, Seed: uint64(seed)})
 				}
 				for _, o := range others {
 					if got := hiddenState(t, o.String()); !reflect.DeepEqual(got, want) {

@@ -22,7 +22,7 @@ func TestObservationHidesTheNorm(t *testing.T) {
 	worlds := sim.WorldNames()
 	for ni, n := range norms.Default().Norms() {
 		for ci, c := range []string{sim.Observe, sim.Peers, sim.Solo, sim.Told} {
-			v := sim.VisitID{World: worlds[(ni+ci)%len(worlds)], Norm: n.ID, Condition: c, Seed: 70 + ni}
+			v := sim.VisitID{World: worlds[(ni+ci)%len(worlds)], Norm: n.ID, Condition: c, Seed: uint64(70 + ni)}
 			t.Run(v.String(), func(t *testing.T) {
 				_, obs, err := sim.NewEnv(v.String())
 				if err != nil {
@@ -150,7 +150,7 @@ func TestNoLeak(t *testing.T) {
 				ib := (ia + 1 + (fi+rep)%(len(ns)-1)) % len(ns) // never ia
 				c := conds[(fi+rep)%len(conds)]
 				w := worlds[(3*fi+rep)%len(worlds)]
-				seed := 600 + 10*fi + rep
+				seed := uint64(600 + 10*fi + rep)
 				a := sim.VisitID{World: w, Norm: ns[ia].ID, Condition: c, Seed: seed}
 				b := sim.VisitID{World: w, Norm: ns[ib].ID, Condition: c, Seed: seed}
 				t.Run(fmt.Sprintf("%s~%s", a, ns[ib].ID), func(t *testing.T) {

@@ -48,8 +48,8 @@ var roleErrands = map[string][]struct {
 // newMember draws a member's routine for one day. Every errand takes the
 // same number of draws whatever the condition or norm, so routines (and
 // so observations) differ between norms only once behaviour does.
-func newMember(agent int, role string, w World, seed, day int, careful bool) *member {
-	r := newRNG("member", w.Name, itoa(seed), itoa(day), itoa(agent))
+func newMember(agent int, role string, w World, seed uint64, day int, careful bool) *member {
+	r := newRNG("member", w.Name, utoa(seed), itoa(day), itoa(agent))
 	m := &member{agent: agent, propensity: 0.25 + 0.25*r.float()}
 	if careful {
 		m.propensity = 0

@@ -51,3 +51,5 @@ func (r *rng) perm(n int) []int {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func utoa(u uint64) string { return strconv.FormatUint(u, 10) }

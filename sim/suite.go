@@ -47,7 +47,7 @@ func LookupSuite(name string) (Suite, error) {
 	worldsN := len(worlds)
 	var visits []string
 	add := func(world, norm, cond string, seed int) {
-		visits = append(visits, VisitID{World: world, Norm: norm, Condition: cond, Seed: seed}.String())
+		visits = append(visits, VisitID{World: world, Norm: norm, Condition: cond, Seed: uint64(seed)}.String())
 	}
 	switch name {
 	case "mini":
@@ -98,7 +98,7 @@ func LookupSuite(name string) (Suite, error) {
 			for ci, c := range []string{Observe, Solo} {
 				w := (ni + ci) % worldsN
 				visits = append(visits, VisitID{World: worlds[w].Name, TestWorld: worlds[(w+1+ni%(worldsN-1))%worldsN].Name,
-					Norm: n.ID, Condition: c, Seed: 9000 + k}.String())
+					Norm: n.ID, Condition: c, Seed: uint64(9000 + k)}.String())
 				k++
 			}
 		}
@@ -111,7 +111,7 @@ func LookupSuite(name string) (Suite, error) {
 		for ni, n := range all {
 			for vi, variant := range Variants() {
 				visits = append(visits, VisitID{World: worlds[(ni+vi)%worldsN].Name, Norm: n.ID, Condition: Observe,
-					Variant: variant, Seed: 9500 + k}.String())
+					Variant: variant, Seed: uint64(9500 + k)}.String())
 				k++
 			}
 		}

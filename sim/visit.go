@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -47,7 +48,11 @@ type VisitID struct {
 	// Variant is a sanction variant (Noisy, Delayed) or "". Its text form
 	// follows the condition: "observe+noisy".
 	Variant string
-	Seed    int
+	// Seed draws the layouts and the members' routines. Public suites use
+	// small seeds; a sealed session plays a seed the server draws from all
+	// 64 bits and keeps secret until the visit is over (DESIGN.md, Trusted
+	// results).
+	Seed uint64
 }
 
 // String returns the canonical text form; ParseVisitID reads it back exactly.
@@ -60,7 +65,7 @@ func (v VisitID) String() string {
 	if v.Variant != "" {
 		c += "+" + v.Variant
 	}
-	return w + "/" + v.Norm + "/" + c + "/s" + strconv.Itoa(v.Seed)
+	return w + "/" + v.Norm + "/" + c + "/s" + strconv.FormatUint(v.Seed, 10)
 }
 
 // DayWorld returns the world of day d (0 practice, 1 test).
@@ -75,8 +80,6 @@ func (v VisitID) DayWorld(d int) string {
 // for a bad id: test for it with errors.Is.
 var ErrVisitID = errors.New("sim: bad visit id")
 
-// maxSeed bounds visit seeds.
-const maxSeed = 1<<31 - 1
 
 // ParseVisitID reads a visit id and checks every part against the worlds,
 // the catalog and the conditions. It accepts only the canonical form.
@@ -127,9 +130,9 @@ func ParseVisitIDIn(cat *norms.Catalog, s string) (VisitID, error) {
 	if len(seed) < 2 || seed[0] != 's' || (seed[1] == '0' && len(seed) > 2) {
 		return VisitID{}, fmt.Errorf("%w %q: the seed must read sN with no leading zeros, as in s17", ErrVisitID, clip(s))
 	}
-	n, err := strconv.Atoi(seed[1:])
-	if err != nil || n < 0 || n > maxSeed || strconv.Itoa(n) != seed[1:] {
-		return VisitID{}, fmt.Errorf("%w %q: the seed must be s0 to s%d", ErrVisitID, clip(s), maxSeed)
+	n, err := strconv.ParseUint(seed[1:], 10, 64)
+	if err != nil {
+		return VisitID{}, fmt.Errorf("%w %q: the seed must be s0 to s%d", ErrVisitID, clip(s), uint64(math.MaxUint64))
 	}
 	v.Seed = n
 	return v, nil

@@ -551,7 +551,7 @@ func TestBaselinesSeeOnlyObservations(t *testing.T) {
 				ns := cat.Family(fam)
 				for rep := range 2 {
 					a := sim.VisitID{World: sim.WorldNames()[(fi+rep)%len(sim.WorldNames())], Norm: ns[rep%len(ns)].ID,
-						Condition: conds[rep], Seed: 900 + 10*fi + rep}
+						Condition: conds[rep], Seed: uint64(900 + 10*fi + rep)}
 					b := a
 					b.Norm = ns[(rep+1)%len(ns)].ID
 					compared += sameUntilSeen(t, name, a.String(), b.String())

@@ -240,7 +240,7 @@ func TestClassroom(t *testing.T) {
 // the test checks the page shows it, not how it is made.
 func serverLabel(visit string) string {
 	id, _ := sim.ParseVisitID(visit)
-	return strings.ToUpper(id.World[:1]) + id.World[1:] + " · members make mistakes (observe) · seed " + strconv.Itoa(id.Seed)
+	return strings.ToUpper(id.World[:1]) + id.World[1:] + " · members make mistakes (observe) · seed " + strconv.FormatUint(id.Seed, 10)
 }
 
 // projectorSafe fails the test if the teacher's page shows, as text, the
