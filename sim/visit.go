@@ -80,7 +80,6 @@ func (v VisitID) DayWorld(d int) string {
 // for a bad id: test for it with errors.Is.
 var ErrVisitID = errors.New("sim: bad visit id")
 
-
 // ParseVisitID reads a visit id and checks every part against the worlds,
 // the catalog and the conditions. It accepts only the canonical form.
 func ParseVisitID(s string) (VisitID, error) { return ParseVisitIDIn(norms.Default(), s) }
