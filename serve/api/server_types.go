@@ -44,9 +44,10 @@ type Health struct {
 type Assignment struct {
 	Participant string `json:"participant"`
 	Room        string `json:"room,omitempty"`
-	// Visit is the visit, in a room only (a classroom's page runs the sim
-	// itself). Outside rooms it is never given: the visit is played
-	// sealed, through POST /api/sessions, and Sealed is set.
+	// Visit is never given: the id names the norm (and, outside rooms,
+	// a secret seed), so the visit is played sealed, through POST
+	// /api/sessions, and Sealed is set. The field stays for old clients,
+	// which read its absence as "play through a session".
 	Visit string `json:"visit,omitempty"`
 	Suite string `json:"suite,omitempty"`
 	// Sealed reports that a visit waits, to be played through a session.
@@ -55,6 +56,18 @@ type Assignment struct {
 	Done bool `json:"done,omitempty"`
 	// Played counts the norms the participant has met (runs and sessions).
 	Played int `json:"played"`
+}
+
+// ParticipantHeader carries a participant's pseudonym on GET /api/runs:
+// a pseudonym goes in a header or a body, never in a URL.
+const ParticipantHeader = "NormGym-Participant"
+
+// AssignRequest is the body of POST /api/assign: whose next visit, and in
+// which room. A pseudonym goes in a body, never in a URL (request logs,
+// proxies and histories keep URLs).
+type AssignRequest struct {
+	Participant string `json:"participant"`
+	Room        string `json:"room,omitempty"`
 }
 
 // RunSummary is one stored run as its participant sees it.
@@ -77,7 +90,7 @@ type RunSummary struct {
 	ProbeCorrect *bool `json:"probe_correct,omitempty"`
 }
 
-// Runs is GET /api/runs?participant=P.
+// Runs is GET /api/runs (the pseudonym in ParticipantHeader).
 type Runs struct {
 	Participant string       `json:"participant"`
 	Runs        []RunSummary `json:"runs"`

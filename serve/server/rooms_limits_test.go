@@ -118,7 +118,7 @@ func TestRoomExpiry(t *testing.T) {
 		status       int
 	}{
 		{"GET", "/api/rooms/" + room.Code, nil, nil, http.StatusGone},
-		{"GET", "/api/assign?participant=student-0000002&room=" + room.Code, nil, nil, http.StatusGone},
+		{"POST", "/api/assign", api.AssignRequest{Participant: "student-0000002", Room: room.Code}, nil, http.StatusGone},
 		{"POST", "/api/runs", func() api.Submission {
 			s := submission(record(t, controlVisit, "oracle", "human"), "student-0000002")
 			s.Room = room.Code
@@ -233,10 +233,13 @@ func TestLegacyRoomCodes(t *testing.T) {
 		TokenSHA256: hex.EncodeToString(sum[:]), CreatedAt: e.now}); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/api/rooms/abc234", "/api/rooms/ZZZ999", "/api/assign?participant=student-0000001&room=ABC234"} {
+	for _, p := range []string{"/api/rooms/abc234", "/api/rooms/ZZZ999"} {
 		if st, b, _ := e.do("GET", p, nil); st != http.StatusGone {
 			t.Errorf("GET %s: %d %s, want 410", p, st, b)
 		}
+	}
+	if st, b, _ := e.do("POST", "/api/assign", api.AssignRequest{Participant: "student-0000001", Room: "ABC234"}); st != http.StatusGone {
+		t.Errorf("POST /api/assign in room ABC234: %d %s, want 410", st, b)
 	}
 	var d api.Dashboard
 	e.getJSON("/api/rooms/ABC234/dashboard", &d, "Authorization", "Bearer "+token)

@@ -345,9 +345,14 @@ func (s *Server) replay(ctx context.Context, rec sim.Record) (sim.Record, error)
 	return out, nil
 }
 
-// listRuns handles GET /api/runs?participant=P: a participant's own runs.
+// listRuns handles GET /api/runs with the participant's pseudonym in the
+// api.ParticipantHeader header: a participant's own runs. A pseudonym in
+// the URL is refused (URLs end up in logs).
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
-	p := r.URL.Query().Get("participant")
+	if r.URL.Query().Has("participant") {
+		return errf(api.CodeInvalid, "a pseudonym never goes in a URL: send it in the %s header", api.ParticipantHeader)
+	}
+	p := r.Header.Get(api.ParticipantHeader)
 	if !api.ValidParticipant(p) {
 		return errf(api.CodeInvalid, "participant must be your pseudonym (8 to 64 letters, digits, '-' or '_')")
 	}
