@@ -12,9 +12,9 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
-	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 )
 

@@ -160,8 +160,8 @@ func TestSecurityHeadersFile(t *testing.T) {
 
 // TestRateLimitBindings: every limited class of the server has a binding
 // in wrangler.jsonc, at the server's default rate where a window of a
-// minute can hold it (rooms: 20 an hour is below it; the worker allows 2
-// a minute).
+// minute can hold it (rooms: 20 an hour is below it, and sealed sessions'
+// 60 a day: the worker allows 2 a minute of each).
 func TestRateLimitBindings(t *testing.T) {
 	got := bindingRates(t)
 	for class, r := range server.DefaultLimits() {
