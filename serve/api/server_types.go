@@ -108,7 +108,25 @@ type LeaderboardEntry struct {
 	// (norms never published: the contamination-resistant column), when
 	// it has runs there.
 	Private *report.Rate `json:"private,omitempty"`
+	// Sessions counts a server-stepped row's sealed sessions, when it has
+	// any: every one opened counts, and an abandoned one is a visit
+	// without success (Visits, Joint and Task include them).
+	Sessions *SessionCounts `json:"sessions,omitempty"`
 	report.Summary
+}
+
+// SessionCounts are a row's sealed sessions: opened, finished (stored as
+// a run), abandoned (left unfinished past their time) and open (still
+// within it: not yet in the figures), by how many distinct participants.
+type SessionCounts struct {
+	Opened       int `json:"opened"`
+	Finished     int `json:"finished"`
+	Abandoned    int `json:"abandoned"`
+	Open         int `json:"open"`
+	Participants int `json:"participants"`
+	// Completion is the share of decided sessions (finished or
+	// abandoned) that were finished.
+	Completion report.Rate `json:"completion"`
 }
 
 // Leaderboard is GET /api/leaderboard?suite=S.
@@ -277,6 +295,10 @@ type DataCounts struct {
 	ByVerifier map[string]int `json:"by_verifier"`
 	// ByProvenance counts runs by provenance.
 	ByProvenance map[string]int `json:"by_provenance"`
+	// Abandoned counts the sealed sessions left unfinished past their
+	// time (the export's {"abandoned": …} lines, or rows of outcome
+	// abandoned).
+	Abandoned int `json:"abandoned_sessions"`
 }
 
 // ExportRun is one line of GET /api/export?format=jsonl after the data
@@ -294,6 +316,29 @@ type ExportRun struct {
 	// the data card).
 	Provenance string     `json:"provenance"`
 	Record     sim.Record `json:"record"`
+}
+
+// ExportAbandoned is a sealed session left unfinished past its time: a
+// line {"abandoned": {...}} of GET /api/export?format=jsonl after the
+// runs. Every sealed session counts in the figures; an abandoned one is a
+// visit without success. Its visit, revealed now that it cannot go on,
+// replays from its actions (not kept here) on the server only.
+type ExportAbandoned struct {
+	Session        string `json:"session"`
+	Date           string `json:"date"`
+	Participant    string `json:"participant,omitempty"`
+	ConsentVersion string `json:"consent_version,omitempty"`
+	Kind           string `json:"kind"`
+	Agent          string `json:"agent"`
+	Suite          string `json:"suite"`
+	SuiteVersion   string `json:"suite_version"`
+	Visit          string `json:"visit"`
+	World          string `json:"world"`
+	Norm           string `json:"norm"`
+	Family         string `json:"family"`
+	Condition      string `json:"condition"`
+	// Actions counts the actions taken before it was left.
+	Actions int `json:"actions"`
 }
 
 // ValidParticipant reports whether p is a well-formed participant

@@ -73,6 +73,11 @@ type boards struct {
 	busy    map[string]chan struct{}
 }
 
+// boardMaxAge bounds how long a board is kept while no run is stored:
+// sealed sessions open and are abandoned without storing runs, and the
+// figures count them.
+const boardMaxAge = 30 * time.Second
+
 // board returns the leaderboard of a suite's current version.
 func (s *Server) board(ctx context.Context, name string) (*board, error) {
 	if name == "" {
@@ -93,7 +98,7 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 		}
 		c.mu.Lock()
 		b := c.entries[su.Name]
-		if b != nil && (b.seq == seq || time.Since(b.at) < s.opts.BoardTTL) {
+		if b != nil && (b.seq == seq && s.now().Sub(b.at) < boardMaxAge || s.now().Sub(b.at) < s.opts.BoardTTL) {
 			c.mu.Unlock()
 			return b, nil
 		}
@@ -126,8 +131,8 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 
 // computeBoard builds a suite's leaderboard from the store's totals.
 func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*board, error) {
-	at := time.Now()
-	totals, err := s.store.Board(ctx, su.Name, su.Version)
+	at := s.now()
+	totals, err := s.store.Board(ctx, su.Name, su.Version, s.now().Add(-s.opts.SessionTTL))
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +141,7 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 	if p := s.opts.Private; p != nil && su.Name != p.Name {
 		// The contamination-resistant column: each row's joint success
 		// on the private suite, whose norms were never published.
-		pt, err := s.store.Board(ctx, p.Name, p.Version)
+		pt, err := s.store.Board(ctx, p.Name, p.Version, s.now().Add(-s.opts.SessionTTL))
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +183,7 @@ func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 		all                 domain.Totals
 		cond, fam, wd       map[string]*domain.Totals
 		shas                map[string]bool
+		sess                *api.SessionCounts
 	}
 	groups := map[[3]string]*group{}
 	var order []*group
@@ -217,9 +223,29 @@ func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 			get(groupOf(c.Client, c.Agent, c.Provenance).wd, c.World).Add(c.Totals)
 		}
 	}
+	// Every sealed session counts: an abandoned one is a visit of its row
+	// with no success.
+	for _, c := range totals.Sessions {
+		g := groupOf(c.Kind, c.Agent, api.ProvenanceStepped) // a session's kind is its run's client
+		if g.sess == nil {
+			g.sess = &api.SessionCounts{Participants: totals.Owners[[2]string{c.Kind, c.Agent}]}
+		}
+		g.sess.Opened += c.Opened
+		g.sess.Finished += c.Finished
+		g.sess.Open += c.Open
+		g.sess.Abandoned += c.Abandoned()
+		ab := domain.Totals{Abandoned: c.Abandoned()}
+		g.all.Add(ab)
+		get(g.cond, c.Condition).Add(ab)
+		f := c.Family
+		if f == "" {
+			f = "control"
+		}
+		get(g.fam, f).Add(ab)
+	}
 	out := make([]api.LeaderboardEntry, 0, len(order))
 	for _, g := range order {
-		sm := report.Summary{Suite: suite, Agent: g.agent, Visits: g.all.Runs, Breakdown: Breakdown(g.all),
+		sm := report.Summary{Suite: suite, Agent: g.agent, Visits: g.all.Runs + g.all.Abandoned, Breakdown: Breakdown(g.all),
 			ByCondition: breakdowns(g.cond), ByFamily: breakdowns(g.fam), ByWorld: breakdowns(g.wd)}
 		shas := make([]string, 0, len(g.shas))
 		for k := range g.shas {
@@ -233,7 +259,10 @@ func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 			gap := round4(o.Joint.Rate - so.Joint.Rate)
 			sm.Gap = &gap
 		}
-		out = append(out, api.LeaderboardEntry{Client: g.client, Provenance: g.prov, Summary: sm})
+		if g.sess != nil {
+			g.sess.Completion = report.Wilson(g.sess.Finished, g.sess.Finished+g.sess.Abandoned)
+		}
+		out = append(out, api.LeaderboardEntry{Client: g.client, Provenance: g.prov, Sessions: g.sess, Summary: sm})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -277,9 +306,12 @@ func (s *Server) suiteNames() []string {
 }
 
 // Breakdown computes report.Breakdown from totals, exactly as
-// report.Summarize does from the records.
+// report.Summarize does from the records. Abandoned sealed sessions are
+// visits without success: they count in Visits, Joint and Task; the other
+// figures, which need a finished visit, are over the runs.
 func Breakdown(t domain.Totals) report.Breakdown {
-	b := report.Breakdown{Visits: t.Runs, Joint: report.Wilson(t.Joint, t.Runs), Task: report.Wilson(t.Task, t.Runs),
+	n := t.Runs + t.Abandoned
+	b := report.Breakdown{Visits: n, Joint: report.Wilson(t.Joint, n), Task: report.Wilson(t.Task, n),
 		Compliance: report.Wilson(t.Compliance, t.Runs), Probe: report.Wilson(t.ProbeCorrect, t.ProbeAnswered),
 		ProbeTold: report.Wilson(t.ToldCorrect, t.ToldAnswered), Violations: []float64{},
 		Findings: report.Findings{AfterOwn: report.Wilson(t.LearnedOK[0], t.Learned[0]),
@@ -358,7 +390,8 @@ nav a{margin-right:.8rem}.cur{font-weight:bold}
 <p>Suite <b>` + esc(lb.Suite) + `</b> v` + esc(lb.SuiteVersion) + `. Joint success = the test-day task done without breaking the norm; 95% Wilson intervals.
 The observational-learning gap is joint(observe) − joint(solo). Every run was replayed or stepped by this server (sim.wasm <code>` + esc(sha) + `</code>).
 Each row says its provenance: <b>server</b> (a baseline this server computed), <b>server-stepped</b> (the server stepped the sim for the player, who sent only actions: a person's sealed session, or a submitter key's model)
-or <b>self-reported</b> (a submitted record: replayed, but who played it is the submitter's word). Human rows count sealed sessions only.</p>
+or <b>self-reported</b> (a submitted record: replayed, but who played it is the submitter's word). Human rows count sealed sessions only,
+each from the moment it was opened: a session abandoned unfinished is a visit without success. Classroom runs are their class's, not on this board.</p>
 `)
 	if len(lb.Agents) == 0 {
 		b.WriteString("<p>No runs yet.</p>\n")
@@ -373,7 +406,7 @@ or <b>self-reported</b> (a submitted record: replayed, but who played it is the 
 		}
 		b.WriteString("</tr>\n")
 		for _, a := range lb.Agents {
-			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small></td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
+			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small>" + sessionsNote(a.Sessions) + "</td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
 			for _, c := range conds {
 				b.WriteString("<td>" + rate(a.ByCondition[c].Joint) + "</td>")
 			}
@@ -412,3 +445,16 @@ or <b>self-reported</b> (a submitted record: replayed, but who played it is the 
 }
 
 func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// sessionsNote says what a sealed row's visits are made of: sessions
+// opened, abandoned and still open, and by how many people.
+func sessionsNote(c *api.SessionCounts) string {
+	if c == nil {
+		return ""
+	}
+	s := "<small>" + strconv.Itoa(c.Opened) + " sessions: " + strconv.Itoa(c.Finished) + " finished, " + strconv.Itoa(c.Abandoned) + " abandoned"
+	if c.Open > 0 {
+		s += ", " + strconv.Itoa(c.Open) + " in play"
+	}
+	return s + " · " + strconv.Itoa(c.Participants) + " participants</small>"
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/normgym/normgym/sim"
 )
@@ -62,4 +63,20 @@ func Cell(visit string) string {
 	id.Seed = 0
 	s := id.String()
 	return s[:len(s)-len("/s0")]
+}
+
+// VisitParts reads a visit's world, condition (with its variant, as in
+// "observe+noisy") and norm family ("" under control) from the text of its
+// id and its norm's id ("place.color=blue" is of family "place"), with no
+// catalog: so a private visit's are read too, and the store's schema 8
+// reads older sessions' the same way.
+func VisitParts(visit, norm string) (world, condition, family string) {
+	parts := strings.Split(visit, "/")
+	if len(parts) != 4 {
+		return "", "", ""
+	}
+	if f, _, ok := strings.Cut(norm, "."); ok && norm != "none" {
+		family = f
+	}
+	return parts[0], parts[2], family
 }

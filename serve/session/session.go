@@ -66,7 +66,11 @@ type Session struct {
 	ID string
 	Spec
 	// Norm is the visit's norm id ("none" under control).
-	Norm                 string
+	Norm string
+	// World, Condition (with its variant: "observe+noisy") and Family
+	// ("" under control) are the visit's, read from its id (VisitParts):
+	// the figures count sessions by them.
+	World, Condition, Family string
 	CreatedAt, TouchedAt time.Time
 	// Actions counts the stored actions.
 	Actions int
@@ -279,6 +283,7 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error)
 	}
 	now := m.opts.Now()
 	s := Session{ID: newID(), Spec: spec, Norm: normOf(spec.Visit, id), CreatedAt: now, TouchedAt: now}
+	s.World, s.Condition, s.Family = VisitParts(spec.Visit, s.Norm)
 	token := NewToken()
 	th := TokenHash(token)
 	if err := m.opts.Store.CreateSession(ctx, s, th); err != nil {
