@@ -71,7 +71,7 @@ type Session struct {
 	// ("" under control) are the visit's, read from its id (VisitParts):
 	// the figures count sessions by them.
 	World, Condition, Family string
-	CreatedAt, TouchedAt time.Time
+	CreatedAt, TouchedAt     time.Time
 	// Actions counts the stored actions.
 	Actions int
 	// Answer is the probe answer, once given.
