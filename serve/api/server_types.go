@@ -141,6 +141,10 @@ type Leaderboard struct {
 	// PrivateSuite names the operator's private suite, whose joint
 	// success each entry shows as Private ("" when there is none).
 	PrivateSuite string `json:"private_suite,omitempty"`
+	// MoreSelfReported counts the self-reported rows left out (the board
+	// shows at most server.MaxSelfReportedRows, after the rows the server
+	// vouches for).
+	MoreSelfReported int `json:"more_self_reported,omitempty"`
 }
 
 // RoomRequest is the body of POST /api/rooms: a name for the teacher's own

@@ -138,6 +138,7 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 	}
 	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals),
 		Suites: s.suiteNames()}
+	lb.Agents, lb.MoreSelfReported = capSelfReported(lb.Agents, MaxSelfReportedRows)
 	if p := s.opts.Private; p != nil && su.Name != p.Name {
 		// The contamination-resistant column: each row's joint success
 		// on the private suite, whose norms were never published.
@@ -172,8 +173,10 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 }
 
 // Summaries turns totals into one entry per client, agent and provenance,
-// as report.Summarize does for records, ordered by joint success (best
-// first), then runs, then name. A row counts only runs of the provenance
+// as report.Summarize does for records, the rows the server vouches for
+// (baselines, sealed sessions, keyed models) before the self-reported
+// ones, each part ordered by joint success (best first), then runs, then
+// name. A row counts only runs of the provenance
 // it claims: human rows only server-stepped runs (sealed sessions),
 // baseline rows only the server's own; model rows are server-stepped (a
 // submitter key's) or self-reported, each its own row.
@@ -266,6 +269,11 @@ func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
+		// Rows the server vouches for come first: a self-reported row's
+		// player is only the submitter's word.
+		if sa, sb := a.Provenance == api.ProvenanceSelfReported, b.Provenance == api.ProvenanceSelfReported; sa != sb {
+			return sb
+		}
 		if a.Joint.Rate != b.Joint.Rate {
 			return a.Joint.Rate > b.Joint.Rate
 		}
@@ -281,6 +289,27 @@ func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 		return a.Provenance < b.Provenance
 	})
 	return out
+}
+
+// MaxSelfReportedRows bounds the self-reported rows a leaderboard shows:
+// anyone may submit under any acceptable name, and the board must stay
+// readable.
+const MaxSelfReportedRows = 50
+
+// capSelfReported keeps the first max self-reported rows of rows (which
+// Summaries put last) and says how many it left out.
+func capSelfReported(rows []api.LeaderboardEntry, max int) ([]api.LeaderboardEntry, int) {
+	n := 0
+	for i, r := range rows {
+		if r.Provenance != api.ProvenanceSelfReported {
+			continue
+		}
+		if n == max {
+			return rows[:i], len(rows) - i
+		}
+		n++
+	}
+	return rows, 0
 }
 
 // counts reports whether runs of a client with a provenance count for the
@@ -437,6 +466,9 @@ each from the moment it was opened: a session abandoned unfinished is a visit wi
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</table>\n")
+		if lb.MoreSelfReported > 0 {
+			b.WriteString("<p>" + strconv.Itoa(lb.MoreSelfReported) + " more self-reported rows are not shown (the JSON lists the same rows).</p>\n")
+		}
 	}
 	b.WriteString(`<p><a href="/api/leaderboard?suite=` + esc(lb.Suite) + `">JSON</a> · <a href="/">play</a></p>
 </main></body></html>

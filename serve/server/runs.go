@@ -213,8 +213,8 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 			return rec, errf(api.CodeInvalid, "record.agent of a baseline run must be one of %s, not %q", strings.Join(agents.Names(), ", "), clip(rec.Agent))
 		}
 	case "model":
-		if !validName(rec.Agent) || rec.Agent == "human" || slices.Contains(agents.Names(), rec.Agent) {
-			return rec, errf(api.CodeInvalid, "record.agent of a model run must be the model's name (1 to 100 printable characters, not a baseline's name or \"human\")")
+		if err := api.CheckModelName(rec.Agent, agents.Names()); err != nil {
+			return rec, errf(api.CodeInvalid, "record.agent of a model run must be the model's name: %v", err)
 		}
 	}
 	if rec.Extra != nil {

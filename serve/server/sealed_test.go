@@ -120,3 +120,34 @@ func humanRow(lb api.Leaderboard) *api.LeaderboardEntry {
 	}
 	return nil
 }
+
+// TestNamesOnTheBoard: self-reported rows cannot pass for the human row,
+// a baseline or a label only the server may give, and they are listed
+// after the rows the server vouches for, however well they score.
+func TestNamesOnTheBoard(t *testing.T) {
+	e := newEnv(t, withSessions(nil))
+	visit := suiteVisit(t, "standard", "observe")
+	for _, name := range []string{"humаn", "Human", "Oracle", "gr33dy", "VERIFIED (server) — GPT-5", "official-gpt"} {
+		rec := record(t, visit, "oracle", "baseline")
+		rec.Client, rec.Agent = "model", name
+		if st, b, _ := e.do("POST", "/api/runs", submission(rec, "")); st != http.StatusBadRequest {
+			t.Errorf("a model named %q: %d %s, want 400", name, st, b)
+		}
+	}
+	// A person plays a sealed visit badly; a self-reported oracle scores 1.
+	s := e.open(api.SessionRequest{Participant: "board-person-1", Consent: true, ConsentVersion: server.ConsentVersion}, http.StatusCreated)
+	e.finishSession(s.Session, s)
+	rec := record(t, visit, "oracle", "baseline")
+	rec.Client, rec.Agent = "model", "my-model"
+	e.mustSubmit(submission(rec, ""))
+	// The same trajectory again, under another run id: stored, counted once.
+	e.mustSubmit(submission(clone(rec), "model:other-submitter"))
+	var lb api.Leaderboard
+	e.getJSON("/api/leaderboard?suite=standard", &lb)
+	if len(lb.Agents) != 2 || lb.Agents[0].Client != "human" || lb.Agents[1].Agent != "my-model" {
+		t.Fatalf("rows %+v: want the human row, then my-model", lb.Agents)
+	}
+	if lb.Agents[1].Visits != 1 {
+		t.Errorf("my-model counts %d visits of one trajectory, want 1", lb.Agents[1].Visits)
+	}
+}
