@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
+	"github.com/normgym/normgym/sim"
 )
 
 // TestEverySealedSessionCounts is issue 18's cherry-picker: twenty
@@ -150,4 +153,124 @@ func TestNamesOnTheBoard(t *testing.T) {
 	if lb.Agents[1].Visits != 1 {
 		t.Errorf("my-model counts %d visits of one trajectory, want 1", lb.Agents[1].Visits)
 	}
+}
+
+// firstScreen is a visit's step-0 text without the told line (the only
+// line a norm may write there, by design).
+func firstScreen(t testing.TB, visit string) string {
+	t.Helper()
+	_, obs, err := sim.NewEnv(visit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := *obs
+	o.Told = ""
+	return o.Text()
+}
+
+// TestSealedAttacks are issue 18's attacks on sealed play, each of which
+// worked before secret seeds and token-only resume.
+func TestSealedAttacks(t *testing.T) {
+	e := newEnv(t, withSessions(nil))
+	standard, _ := sim.LookupSuite("standard")
+	t.Run("fingerprint bot", func(t *testing.T) {
+		// The bot's table: the first screen of every public visit.
+		table := map[string]string{}
+		for _, v := range standard.Visits {
+			table[firstScreen(t, v)] = v
+		}
+		for i := range 6 {
+			p := fmt.Sprintf("bot-%08d", i)
+			s := e.open(api.SessionRequest{Participant: p, Consent: true, ConsentVersion: server.ConsentVersion}, http.StatusCreated)
+			var obs sim.Observation
+			if err := json.Unmarshal(s.Observation, &obs); err != nil {
+				t.Fatal(err)
+			}
+			obs.Told = ""
+			if v, ok := table[obs.Text()]; ok {
+				t.Fatalf("session %d's first screen is public visit %s's", i, v)
+			}
+			// Nor does the first screen say anything of the norm: under any
+			// other norm of the catalog, the same cell and seed open on the
+			// same screen. Only the secret seed drew it.
+			visit := e.sessionVisit(p)
+			id := mustID(t, visit)
+			if id.Condition == sim.Control {
+				continue
+			}
+			want := firstScreen(t, visit)
+			for _, n := range norms.Default().Norms() {
+				other := id
+				other.Norm = n.ID
+				if got := firstScreen(t, other.String()); got != want {
+					t.Fatalf("%s opens otherwise under norm %s than under its own: the first screen tells norms apart", visit, n.ID)
+				}
+			}
+			// Nothing of the visit is stored as a run before the probe.
+			if runs, _ := e.store.Runs(t.Context(), domain.RunFilter{Participant: p, Limit: 10}); len(runs) != 0 {
+				t.Errorf("a run of %s before the probe", p)
+			}
+		}
+	})
+	t.Run("rehearsal", func(t *testing.T) {
+		p := "rehearser-0001"
+		e.open(api.SessionRequest{Participant: p, Consent: true, ConsentVersion: server.ConsentVersion}, http.StatusCreated)
+		visit := e.sessionVisit(p)
+		e.open(api.SessionRequest{Visit: visit}, http.StatusBadRequest)
+		st, b, _ := e.do("POST", "/reset", map[string]any{"visit": visit})
+		if st != http.StatusBadRequest {
+			t.Errorf("OpenEnv reset on the sealed visit: %d %s, want 400", st, b)
+		}
+		// No public seed reaches a sealed one: every suite's seeds are public.
+		for _, su := range sim.Suites() {
+			for _, v := range su.Visits {
+				if session.SealedVisit(v) {
+					t.Fatalf("suite %s holds a sealed seed: %s", su.Name, v)
+				}
+			}
+		}
+	})
+	t.Run("room path", func(t *testing.T) {
+		st, b, _ := e.do("POST", "/api/rooms", api.RoomRequest{Visits: []string{suiteVisit(t, "standard", "observe")}})
+		var room api.RoomCreated
+		if st != http.StatusCreated || json.Unmarshal(b, &room) != nil {
+			t.Fatalf("creating a room: %d %s", st, b)
+		}
+		code := room.Code
+		p := "room-student-01"
+		a := e.assign(p, code)
+		if !a.Sealed {
+			t.Fatalf("room assignment %+v", a)
+		}
+		s := e.open(api.SessionRequest{Participant: p, Consent: true, ConsentVersion: server.ConsentVersion, Room: code}, http.StatusCreated)
+		s = e.finishSession(s.Session, s)
+		run, err := e.store.Run(t.Context(), s.Result.RunID)
+		if err != nil || run.Room != code || run.Provenance != api.ProvenanceStepped {
+			t.Fatalf("the room's run: %+v %v", run, err)
+		}
+		var lb api.Leaderboard
+		e.getJSON("/api/leaderboard?suite=standard", &lb)
+		if h := humanRow(lb); h != nil && h.Sessions != nil && h.Visits+h.Sessions.Open != h.Sessions.Opened {
+			t.Errorf("the human row counts the room's run: %+v", h)
+		}
+		var dash api.Dashboard
+		e.getJSON("/api/rooms/"+code+"/dashboard", &dash, "Authorization", "Bearer "+room.TeacherToken)
+		if dash.Stats.Runs != 1 {
+			t.Errorf("the room's dashboard has %d runs, want the student's", dash.Stats.Runs)
+		}
+	})
+	t.Run("pseudonym takeover", func(t *testing.T) {
+		p := "victim-00000001"
+		v := e.open(api.SessionRequest{Participant: p, Consent: true, ConsentVersion: server.ConsentVersion}, http.StatusCreated)
+		e.open(api.SessionRequest{Participant: p, Consent: true, ConsentVersion: server.ConsentVersion}, http.StatusConflict)
+		st, b := e.sessionDo("POST", "/api/session/step", v.Session, api.SessionStep{Action: "wait"})
+		if st != http.StatusOK {
+			t.Errorf("the victim's token after the attempt: %d %s", st, b)
+		}
+		for _, path := range []string{"/api/assign?participant=" + p, "/api/runs?participant=" + p} {
+			if st, _, _ := e.do("GET", path, nil); st != http.StatusBadRequest {
+				t.Errorf("GET %s: %d, want 400 (no pseudonym in a URL)", path, st)
+			}
+		}
+	})
 }
