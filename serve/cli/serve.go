@@ -56,7 +56,7 @@ func cmdServe(e *env) error {
 	readTimeout := fs.Duration("read-timeout", 20*time.Second, "longest time to read a whole request, body included")
 	writeTimeout := fs.Duration("write-timeout", time.Minute, "longest time to write an answer (exports extend it page by page)")
 	idleTimeout := fs.Duration("idle-timeout", time.Minute, "how long an idle keep-alive connection stays open")
-	openRooms := fs.Bool("open-rooms", false, "let anyone create a classroom (default: only holders of a teacher key, see --teacher-keys)")
+	openRooms := fs.Bool("open-rooms", false, "let anyone create a classroom: for a local or classroom-only server (default: only holders of a teacher key, see --teacher-keys); a room's runs are its class's, never the public human row")
 	teacherKeys := fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
 	roomTTL := fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
 	step := fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; about 1.7x the steps per second)")
