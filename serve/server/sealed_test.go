@@ -14,6 +14,7 @@ import (
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
+	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
@@ -273,4 +274,21 @@ func TestSealedAttacks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSealedSessionsPerDay: a client opens only so many sealed sessions a
+// day (each counts in the figures); other clients are not held back.
+func TestSealedSessionsPerDay(t *testing.T) {
+	e := newEnv(t, withSessions(nil), func(o *server.Options) {
+		o.Limiter = limit.NewBuckets(map[string]limit.Rate{server.ClassSealed: {Every: 12 * time.Hour, Burst: 2}}, nil)
+	})
+	for i := range 2 {
+		e.open(api.SessionRequest{Participant: fmt.Sprintf("daily-%08d", i), Consent: true, ConsentVersion: server.ConsentVersion}, http.StatusCreated)
+	}
+	st, b, h := e.do("POST", "/api/sessions", api.SessionRequest{Participant: "daily-00000009", Consent: true, ConsentVersion: server.ConsentVersion})
+	if st != http.StatusTooManyRequests || h.Get("Retry-After") == "" {
+		t.Errorf("a third sealed session in a day: %d %s, want 429 with Retry-After", st, b)
+	}
+	// Practice is not a sealed session.
+	e.open(api.SessionRequest{Visit: suiteVisit(t, "mini", "observe")}, http.StatusCreated)
 }
