@@ -86,17 +86,23 @@ func (s *Store) OwnerSession(ctx context.Context, participant, visit string) (se
 // OpenSessions returns the participant's sessions without a run in a room
 // scope ("" for none), the most recently used first.
 func (s *Store) OpenSessions(ctx context.Context, participant, room string) ([]session.Session, error) {
-	rows, err := s.w.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
-WHERE participant = ? AND participant <> '' AND room = ? AND run_id = '' ORDER BY touched_at DESC`, participant, room)
+	return querySessions(ctx, s.w, "sessions", `WHERE participant = ? AND participant <> '' AND room = ? AND run_id = '' ORDER BY touched_at DESC`,
+		participant, room)
+}
+
+// querySessions reads the sessions a query's where clause selects; what
+// names them in errors.
+func querySessions(ctx context.Context, db *sql.DB, what, where string, args ...any) ([]session.Session, error) {
+	rows, err := db.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions `+where, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: sessions: %w", err)
+		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []session.Session
 	for rows.Next() {
 		ss, err := scanSession(rows)
 		if err != nil {
-			return nil, fmt.Errorf("store: sessions: %w", err)
+			return nil, fmt.Errorf("store: %s: %w", what, err)
 		}
 		out = append(out, ss)
 	}
@@ -105,22 +111,8 @@ WHERE participant = ? AND participant <> '' AND room = ? AND run_id = '' ORDER B
 
 // AbandonedSessions implements domain.Storage.
 func (s *Store) AbandonedSessions(ctx context.Context, touchedBefore time.Time, after string, limit int) ([]session.Session, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
-WHERE sealed = 1 AND room = '' AND kind IN ('human', 'model') AND run_id = '' AND touched_at < ? AND id > ?
-ORDER BY id LIMIT ?`, touchedBefore.UnixMilli(), after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("store: abandoned sessions: %w", err)
-	}
-	defer rows.Close()
-	var out []session.Session
-	for rows.Next() {
-		ss, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: abandoned sessions: %w", err)
-		}
-		out = append(out, ss)
-	}
-	return out, rows.Err()
+	return querySessions(ctx, s.r, "abandoned sessions", `WHERE sealed = 1 AND room = '' AND kind IN ('human', 'model') AND run_id = ''
+  AND touched_at < ? AND id > ? ORDER BY id LIMIT ?`, touchedBefore.UnixMilli(), after, limit)
 }
 
 // PlayedVisits lists the visits of the participant's sessions.
