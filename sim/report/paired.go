@@ -121,7 +121,7 @@ func Compare(a, b Series, cat *norms.Catalog) Comparison {
 		}
 		return NewPaired(group, on, t.both, t.aOnly, t.bOnly, t.neither)
 	}
-	c.All = mk("all", "all", fmt.Sprintf("over all %d paired visits", len(pairs)))
+	c.All = mk("all", "all", "over all visits")
 	for _, k := range orderKeys(conds, conditionGroupOrder()) {
 		c.ByCondition = append(c.ByCondition, mk("c:"+k, k, "on "+k))
 	}
@@ -240,8 +240,8 @@ func (c Comparison) Sentence(p Paired) string {
 	if p.N == 0 {
 		return fmt.Sprintf("%s and %s share no visits %s.", c.A, c.B, strings.TrimPrefix(p.On, "over "))
 	}
-	detail := fmt.Sprintf("n = %d paired visits; %s alone succeeded on %d, %s alone on %d; exact McNemar %s",
-		p.N, c.A, p.AOnly, c.B, p.BOnly, formatP(p.P))
+	detail := fmt.Sprintf("n = %d paired visits; %d won by %s alone, %d by %s alone; exact McNemar %s",
+		p.N, p.AOnly, c.A, p.BOnly, c.B, formatP(p.P))
 	switch {
 	case p.Lo > 0 && p.P < 0.05:
 		return fmt.Sprintf("%s beats %s %s by %.2f [%.2f, %.2f] (%s).", c.A, c.B, p.On, p.Diff, p.Lo, p.Hi, detail)
@@ -280,13 +280,17 @@ func (c Comparison) Markdown() string {
 		if len(sec.ps) == 0 {
 			continue
 		}
-		t := table{head: []string{sec.name, "n", "both", c.A + " only", c.B + " only", "neither", c.A, c.B, "A − B [95% CI]", "McNemar p", "in words"}}
+		t := table{head: []string{sec.name, "n", "both", c.A + " only", c.B + " only", "neither", c.A, c.B, c.A + " − " + c.B + " [95% CI]", "McNemar p"}}
 		for _, p := range sec.ps {
 			t.rows = append(t.rows, []string{p.Group, fmt.Sprint(p.N), fmt.Sprint(p.Both), fmt.Sprint(p.AOnly), fmt.Sprint(p.BOnly), fmt.Sprint(p.Neither),
-				fmt.Sprintf("%.2f", p.A), fmt.Sprintf("%.2f", p.B), fmt.Sprintf("%+.2f [%+.2f, %+.2f]", p.Diff, p.Lo, p.Hi), formatP(p.P), c.Sentence(p)})
+				fmt.Sprintf("%.2f", p.A), fmt.Sprintf("%.2f", p.B), fmt.Sprintf("%+.2f [%+.2f, %+.2f]", p.Diff, p.Lo, p.Hi), formatP(p.P)})
 		}
 		fmt.Fprintf(&b, "\n## By %s\n\n", sec.name)
 		writeMarkdownTable(&b, t)
+		b.WriteString("\n")
+		for _, p := range sec.ps {
+			b.WriteString("- " + c.Sentence(p) + "\n")
+		}
 	}
 	return b.String()
 }

@@ -200,9 +200,10 @@ func Tag(cat *norms.Catalog, r sim.Record) string {
 	return n.Tag
 }
 
-// Tags lists the catalog's tags in the order the catalog first uses them.
+// Tags lists the catalog's tags: commonsense, counterintuitive, then
+// any other in the order the catalog first uses it.
 func Tags(cat *norms.Catalog) []string {
-	var out []string
+	out := []string{norms.TagCommonsense, norms.TagCounterintuitive}
 	for _, n := range cat.Norms() {
 		if n.Tag != "" && !slices.Contains(out, n.Tag) {
 			out = append(out, n.Tag)

@@ -25,7 +25,7 @@ func advance(r rune) float64 {
 	case r == 'M' || r == 'W' || r == '—' || r == '…' || r == '%':
 		return 1.0
 	case r >= 'A' && r <= 'Z':
-		return 0.77
+		return 0.7
 	case r >= '0' && r <= '9':
 		return 0.64
 	case strings.ContainsRune(" .,:;'|!·", r):
