@@ -42,20 +42,22 @@ const (
 
 // layout is where a figure's parts go.
 type layout struct {
-	W, H                float64
-	caption             []string
-	plotTop, plotH      float64
-	axisX               float64
-	groupX, groupW      []float64
-	groupLines          [][]string
-	slot                float64
-	labelTop            float64
-	legendTop, legendCW float64
-	legendCols          int
-	ticks               []float64
-	top                 float64
-	decimals            int
-	missing             bool
+	W, H           float64
+	caption        []string
+	plotTop, plotH float64
+	axisX          float64
+	groupX, groupW []float64
+	groupLines     [][]string
+	slot           float64
+	labelTop       float64
+	legendTop      float64
+	// legendAt holds each legend item's top left corner: the series in
+	// order, then the "no visits" swatch when there is one.
+	legendAt [][2]float64
+	ticks    []float64
+	top      float64
+	decimals int
+	missing  bool
 	// logC is 0 for a linear y axis; otherwise the axis is logarithmic
 	// in 1 + v/logC, so that 0 stays on it (a mean count may be 0).
 	logC   float64
@@ -154,7 +156,7 @@ func (f Figure) layout() layout {
 	for _, ls := range l.groupLines {
 		maxLines = max(maxLines, len(ls))
 	}
-	l.labelTop = l.plotTop + l.plotH + 16
+	l.labelTop = l.plotTop + l.plotH + 22
 	xTitleY := l.labelTop + lineGap*float64(maxLines+1) + 8
 	l.legendTop = xTitleY + 14
 	l.missing = f.hasMissing()
@@ -162,12 +164,16 @@ func (f Figure) layout() layout {
 	if l.missing {
 		items = append(items, "no visits")
 	}
+	x, y := margin, l.legendTop
 	for _, s := range items {
-		l.legendCW = math.Max(l.legendCW, 16+6+textWidth(s, fontPx, false)+18)
+		w := 22 + textWidth(s, fontPx, false) + 20
+		if x > margin && x+w > l.W-margin {
+			x, y = margin, y+legendH
+		}
+		l.legendAt = append(l.legendAt, [2]float64{x, y})
+		x += w
 	}
-	l.legendCols = max(1, int((l.W-2*margin)/l.legendCW))
-	rows := (len(items) + l.legendCols - 1) / l.legendCols
-	l.H = l.legendTop + legendH*float64(rows) + 8
+	l.H = y + legendH + 8
 	if !f.HasData() {
 		l.H = l.plotTop + 90
 	}

@@ -124,12 +124,10 @@ func (f Figure) drawGroupLabels(b *strings.Builder, l layout) {
 }
 
 // drawLegend writes each series' marker and label, and the hatched
-// swatch of "no visits" when some cell has none, in columns.
+// swatch of "no visits" when some cell has none, in rows that wrap.
 func (f Figure) drawLegend(b *strings.Builder, l layout) {
 	b.WriteString(`<g class="legend">` + "\n")
-	at := func(i int) (float64, float64) {
-		return margin + float64(i%l.legendCols)*l.legendCW, l.legendTop + legendH*float64(i/l.legendCols)
-	}
+	at := func(i int) (float64, float64) { return l.legendAt[i][0], l.legendAt[i][1] }
 	for si, s := range f.Series {
 		color, shape := Style(si)
 		x, y := at(si)
