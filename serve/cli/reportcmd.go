@@ -55,6 +55,7 @@ func cmdReport(e *env) error {
 		}
 	}
 	if *outDir != "" {
+		doc.Command = "normgym report " + strings.Join(e.args, " ")
 		return writeReport(e, *outDir, doc)
 	}
 	sums := make([]report.Summary, len(doc.Series))

@@ -26,8 +26,10 @@ type Document struct {
 	Drawn   []Series `json:"-"`
 	Figures []Figure `json:"figures"`
 	Catalog string   `json:"catalog_version"`
-	Options Options  `json:"-"`
 	Notes   []string `json:"notes,omitempty"`
+	// Command is the command line that made the report, if the caller
+	// gives it: the report prints it so that a reader can remake it.
+	Command string `json:"command,omitempty"`
 }
 
 // NewDocument groups runs into series (GroupSeries), chooses those drawn
@@ -43,7 +45,7 @@ func NewDocument(runs []Run, inputs []Input, o Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Document{Inputs: inputs, Series: all, Drawn: drawn, Catalog: cat.Version(), Options: o}
+	d := &Document{Inputs: inputs, Series: all, Drawn: drawn, Catalog: cat.Version()}
 	d.Figures = Figures(drawn, cat)
 	for _, s := range all {
 		if s.Summary.SimSHA256 != all[0].Summary.SimSHA256 {
@@ -185,7 +187,11 @@ func (d *Document) inputsLine() string {
 		parts = append(parts, fmt.Sprintf("`%s` (%s, %d records)", in.Name, in.Kind, in.Records))
 		total += in.Records
 	}
-	return fmt.Sprintf("From %s: %d records, %d series, catalog %s.", strings.Join(parts, ", "), total, len(d.Series), d.Catalog)
+	line := fmt.Sprintf("From %s: %d records, %d series, catalog %s.", strings.Join(parts, ", "), total, len(d.Series), d.Catalog)
+	if d.Command != "" {
+		line += " Made by `" + d.Command + "`."
+	}
+	return line
 }
 
 func writeMarkdownTable(b *strings.Builder, t table) {

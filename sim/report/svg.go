@@ -124,13 +124,14 @@ func (f Figure) layout() layout {
 	}
 	plotW := 0.0
 	for gi, g := range f.Groups {
-		minW := math.Max(float64(n)*l.slot+16, 76)
-		lines := wrap(g, fontPx, minW-10)
-		w := minW
-		for _, line := range append(lines, f.nLabel(gi)) {
-			w = math.Max(w, textWidth(line, fontPx, false)+12)
+		// Room for the points, the n, the longest word, and the whole
+		// name unless it is long (then it wraps).
+		w := math.Max(float64(n)*l.slot+16, 76)
+		w = math.Max(w, textWidth(f.nLabel(gi), fontPx, false)+12)
+		w = math.Max(w, math.Min(textWidth(g, fontPx, false), 170)+12)
+		for _, word := range strings.Fields(g) {
+			w = math.Max(w, textWidth(word, fontPx, false)+12)
 		}
-		l.groupLines = append(l.groupLines, lines)
 		l.groupW = append(l.groupW, w)
 		plotW += w
 	}
@@ -145,8 +146,9 @@ func (f Figure) layout() layout {
 		}
 	}
 	x := l.axisX
-	for _, w := range l.groupW {
+	for gi, w := range l.groupW {
 		l.groupX = append(l.groupX, x)
+		l.groupLines = append(l.groupLines, wrap(f.Groups[gi], fontPx, w-12))
 		x += w
 	}
 	l.caption = wrap(f.Caption, fontPx, l.W-2*margin)
