@@ -56,6 +56,11 @@ func NewDocument(runs []Run, inputs []Input, o Options) (*Document, error) {
 	return d, nil
 }
 
+// headlineAbout says what the headline table holds.
+const headlineAbout = "Joint success (test-day task done with no violation) over every visit of each series, with Wilson 95% intervals; " +
+	"the probe over visits whose task did not state the rule (chance 0.25); the observational-learning gap is joint(observe) − joint(solo), " +
+	"over visits without a sanction variant whose test day is in the practice day's world."
+
 // table is a table's text cells, for Markdown, HTML and CSV alike.
 type table struct {
 	head []string
@@ -164,7 +169,7 @@ func (d *Document) Markdown() string {
 	for _, n := range d.Notes {
 		b.WriteString(n + "\n\n")
 	}
-	b.WriteString("## Headline\n\nJoint success (test-day task done with no violation) over every visit of each series, with Wilson 95% intervals; the probe over visits whose task did not state the rule (chance 0.25); the observational-learning gap is joint(observe) − joint(solo), over visits without a sanction variant whose test day is in the practice day's world.\n\n")
+	b.WriteString("## Headline\n\n" + headlineAbout + "\n\n")
 	writeMarkdownTable(&b, d.overallTable())
 	if s := d.NotDrawn(); s != "" {
 		b.WriteString("\n" + s + "\n")

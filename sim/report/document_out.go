@@ -25,7 +25,7 @@ code{background:#f3f3f3;padding:0 3px}
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "<p>%s</p>\n", esc(n))
 	}
-	b.WriteString("<h2>Headline</h2>\n<p>Joint success (test-day task done with no violation) over every visit of each series, with Wilson 95% intervals; the probe over visits whose task did not state the rule (chance 0.25); the observational-learning gap is joint(observe) − joint(solo), over visits without a sanction variant whose test day is in the practice day's world.</p>\n")
+	fmt.Fprintf(&b, "<h2>Headline</h2>\n<p>%s</p>\n", esc(headlineAbout))
 	writeHTMLTable(&b, d.overallTable())
 	if s := d.NotDrawn(); s != "" {
 		fmt.Fprintf(&b, "<p>%s</p>\n", esc(s))

@@ -139,7 +139,7 @@ func (f Figure) layout() layout {
 	if !f.HasData() {
 		need = math.Max(need, textWidth(f.Empty, fontPx, false)+2*margin+24)
 	}
-	l.W = math.Max(l.axisX+plotW+margin, need)
+	l.W = math.Ceil(math.Max(l.axisX+plotW+margin, need))
 	if extra := l.W - (l.axisX + plotW + margin); extra > 0 && plotW > 0 {
 		for gi := range l.groupW {
 			l.groupW[gi] += extra * l.groupW[gi] / plotW
@@ -175,9 +175,9 @@ func (f Figure) layout() layout {
 		l.legendAt = append(l.legendAt, [2]float64{x, y})
 		x += w
 	}
-	l.H = y + legendH + 8
+	l.H = math.Ceil(y + legendH + 8)
 	if !f.HasData() {
-		l.H = l.plotTop + 90
+		l.H = math.Ceil(l.plotTop + 90)
 	}
 	return l
 }
