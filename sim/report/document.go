@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -177,7 +178,7 @@ func (d *Document) Markdown() string {
 	for _, f := range d.Figures {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n![%s](%s.svg)\n\n", f.Title, f.Caption, f.Title, f.Name)
 		if !f.HasData() {
-			b.WriteString(f.Empty + "\n")
+			b.WriteString(cmp.Or(f.Empty, noData) + "\n")
 			continue
 		}
 		writeMarkdownTable(&b, figureTable(f))

@@ -194,3 +194,19 @@ func TestTextWidthIsNeverNarrow(t *testing.T) {
 		}
 	}
 }
+
+// TestFiguresTakeUnknownFamilies: a norm the catalog does not hold (a
+// newer catalog's) is drawn under its own family, after the catalog's,
+// and as untagged: nothing is hard-coded.
+func TestFiguresTakeUnknownFamilies(t *testing.T) {
+	known := visit("a", "park/place.color=red/observe/s1", true, 0, false)
+	unknown := known
+	unknown.Visit, unknown.Norm, unknown.Family = "park/crowd.size=3/observe/s2", "crowd.size=3", "crowd"
+	figs := report.Figures([]report.Series{{Label: "a", Records: []sim.Record{known, unknown}}}, norms.Default())
+	if got := figure(t, figs, "joint-by-family").Groups; !slices.Equal(got, []string{"place", "crowd"}) {
+		t.Errorf("families %q, want place then crowd", got)
+	}
+	if got := figure(t, figs, "commonsense").Groups; !slices.Equal(got, []string{"commonsense", "counterintuitive", "untagged"}) {
+		t.Errorf("tags %q, want commonsense, counterintuitive, untagged", got)
+	}
+}

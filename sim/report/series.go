@@ -136,7 +136,8 @@ func GroupSeries(runs []Run, rituals []string) []Series {
 
 // Choose returns the series to draw: those agents names (by label, or by
 // agent name for every series of that agent), in the order named; "all"
-// for every series; none named for every series that is not a ritual.
+// for every series; none named for every series that is not a ritual
+// (every series, when all are rituals).
 // A name that matches no series is an error that lists the labels.
 func Choose(all []Series, agents []string) ([]Series, error) {
 	if len(agents) == 0 {
@@ -145,6 +146,9 @@ func Choose(all []Series, agents []string) ([]Series, error) {
 			if !s.Ritual {
 				out = append(out, s)
 			}
+		}
+		if len(out) == 0 { // nothing but rituals: draw them
+			return all, nil
 		}
 		return out, nil
 	}

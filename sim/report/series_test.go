@@ -61,6 +61,10 @@ func TestChoose(t *testing.T) {
 		{"all", []string{"all"}, "greedy|ritual-bow|ritual-bow [model]|observer", ""},
 		{"unknown", []string{"gpt"}, "", `report: no agent "gpt" in the records (they hold greedy, ritual-bow`},
 	}
+	onlyRituals := report.GroupSeries([]report.Run{run("ritual-bow", "baseline", v, "file", "a")}, []string{"ritual-bow"})
+	if got, err := report.Choose(onlyRituals, nil); err != nil || len(got) != 1 {
+		t.Errorf("records of rituals alone: %d drawn (%v), want the one", len(got), err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := report.Choose(all, tt.agents)

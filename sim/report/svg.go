@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
@@ -137,7 +138,7 @@ func (f Figure) layout() layout {
 	}
 	need := math.Max(textWidth(f.Title, titlePx, true)+2*margin, 520)
 	if !f.HasData() {
-		need = math.Max(need, textWidth(f.Empty, fontPx, false)+2*margin+24)
+		need = math.Max(need, textWidth(cmp.Or(f.Empty, noData), fontPx, false)+2*margin+24)
 	}
 	l.W = math.Ceil(math.Max(l.axisX+plotW+margin, need))
 	if extra := l.W - (l.axisX + plotW + margin); extra > 0 && plotW > 0 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -144,8 +145,11 @@ func (f Figure) drawLegend(b *strings.Builder, l layout) {
 	b.WriteString("</g>\n")
 }
 
+// noData is the message of a figure without data that names none.
+const noData = "No visits of this kind in these records."
+
 // drawEmpty writes a figure without data: its message in a framed box.
 func (f Figure) drawEmpty(b *strings.Builder, l layout) {
 	fmt.Fprintf(b, `<rect x="%.0f" y="%.1f" width="%.0f" height="50" fill="#f6f6f6" stroke="#ccc"/>`+"\n", margin, l.plotTop, l.W-2*margin)
-	fmt.Fprintf(b, `<text class="empty" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", l.W/2, l.plotTop+29, esc(f.Empty))
+	fmt.Fprintf(b, `<text class="empty" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", l.W/2, l.plotTop+29, esc(cmp.Or(f.Empty, noData)))
 }
