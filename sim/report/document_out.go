@@ -16,7 +16,7 @@ func (d *Document) HTML() string {
 <style>
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}td{font-variant-numeric:tabular-nums}figure{margin:1.5em 0;overflow-x:auto}figcaption{color:#444;margin-bottom:.5em}
+th{background:#f3f3f3}td{font-variant-numeric:tabular-nums}figure{margin:1.5em 0;overflow-x:auto}
 code{background:#f3f3f3;padding:0 3px}
 </style></head><body>
 <h1>NormGym report</h1>
@@ -31,7 +31,7 @@ code{background:#f3f3f3;padding:0 3px}
 		fmt.Fprintf(&b, "<p>%s</p>\n", esc(s))
 	}
 	for _, f := range d.Figures {
-		fmt.Fprintf(&b, "<h2 id=\"%s\">%s</h2>\n<figure>\n<figcaption>%s</figcaption>\n%s</figure>\n", esc(f.Name), esc(f.Title), esc(f.Caption), f.SVG())
+		fmt.Fprintf(&b, "<h2 id=\"%s\">%s</h2>\n<figure>\n%s</figure>\n", esc(f.Name), esc(f.Title), f.SVG())
 		if f.HasData() {
 			writeHTMLTable(&b, figureTable(f))
 		}

@@ -73,8 +73,8 @@ type layout struct {
 func (f Figure) SVG() string {
 	l := f.layout()
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="%s" font-size="%.0f" data-figure="%s">`+"\n",
-		l.W, l.H, l.W, l.H, fontFamily, fontPx, esc(f.Name))
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="%s" font-size="%.0f" data-figure="%s" role="img" aria-label="%s">`+"\n",
+		l.W, l.H, l.W, l.H, fontFamily, fontPx, esc(f.Name), esc(f.Title))
 	fmt.Fprintf(&b, "<title>%s</title>\n<desc>%s</desc>\n", esc(f.Title), esc(f.Caption))
 	fmt.Fprintf(&b, `<defs><pattern id="hatch-%s" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#aaa" stroke-width="2"/></pattern></defs>`+"\n", esc(f.Name))
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/>`+"\n")
