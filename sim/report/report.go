@@ -25,13 +25,22 @@ func Wilson(k, n int) Rate {
 	if n == 0 {
 		return Rate{Hi: 1}
 	}
-	const z = 1.959963984540054
+	lo, hi := wilson(k, n)
+	return Rate{Rate: round(float64(k) / float64(n)), Lo: round(lo), Hi: round(hi), K: k, N: n}
+}
+
+// z95 is the standard normal quantile of a two-sided 95% interval.
+const z95 = 1.959963984540054
+
+// wilson returns the Wilson score 95% interval of k/n (n > 0), unrounded.
+func wilson(k, n int) (lo, hi float64) {
+	const z = z95
 	p := float64(k) / float64(n)
 	nf := float64(n)
 	den := 1 + z*z/nf
 	mid := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return Rate{Rate: round(p), Lo: round(math.Max(0, mid-half)), Hi: round(math.Min(1, mid+half)), K: k, N: n}
+	return math.Max(0, mid-half), math.Min(1, mid+half)
 }
 
 func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }

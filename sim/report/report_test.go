@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -73,7 +74,7 @@ func TestSummarizeGroupsAndGap(t *testing.T) {
 	if err := report.Markdown(&md, sums); err != nil || !strings.Contains(md.String(), "| observer | observe | 2 |") {
 		t.Errorf("markdown lacks the observer×observe row:\n%s", md.String())
 	}
-	if svg := report.JointByConditionSVG(sums); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "observer") {
+	if svg := report.Figures([]report.Series{{Label: "observer", Records: recs[:4]}}, norms.Default())[0].SVG(); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "observer") {
 		t.Errorf("SVG lacks the agents")
 	}
 }
