@@ -47,9 +47,9 @@ bench-docs: ## copy the medians of the last make bench (build/bench.txt) into th
 
 # The report the README's figures come from: every baseline over standard,
 # transfer and hard (the native core: the same records as sim.wasm, in
-# seconds), then normgym report into docs/report/.
-FIGURES_DIR := docs/report
-figures: wasm ## run every baseline over standard, transfer and hard and write the report the README's figures come from (docs/report/)
+# seconds), then normgym report into sim/report/figures/.
+FIGURES_DIR := sim/report/figures
+figures: wasm ## run every baseline over standard, transfer and hard and write the report the README's figures come from (sim/report/figures/)
 	@mkdir -p build/figures
 	$(GO) build -trimpath -o build/figures/normgym ./serve/cmd/normgym
 	@for s in standard transfer hard; do echo "run --suite $$s"; \

@@ -15,6 +15,7 @@ import (
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/wasm/simwasm"
@@ -71,6 +72,17 @@ func TestReportReadsTheServersExport(t *testing.T) {
 	if _, err := submitRecords(ctx, hs.URL, models, ""); err != nil {
 		t.Fatal(err)
 	}
+	// A person's sealed session abandoned hours ago: a visit of the human
+	// row without success, in the export and so in the report.
+	ab := su.Visits[5]
+	then := time.Now().Add(-3 * time.Hour)
+	abandoned := session.Session{ID: "abandoned-session-1", Spec: session.Spec{Kind: api.KindHuman, Participant: "human-participant-z",
+		Agent: "human", Visit: ab, Suite: su.Name, SuiteVersion: su.Version, Sealed: true}, Norm: strings.Split(ab, "/")[1],
+		CreatedAt: then, TouchedAt: then}
+	abandoned.World, abandoned.Condition, abandoned.Family = session.VisitParts(ab, abandoned.Norm)
+	if err := st.CreateSession(ctx, abandoned, "token-hash-of-the-abandoned-session"); err != nil {
+		t.Fatal(err)
+	}
 	req, _ := http.NewRequest("GET", hs.URL+"/api/export?format=jsonl", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	res, err := http.DefaultClient.Do(req)
@@ -101,9 +113,12 @@ func TestReportReadsTheServersExport(t *testing.T) {
 		t.Errorf("report says %q, want 4 series drawn of 4", stdout)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !bytes.Contains(md, []byte("/5")) && !bytes.Contains(md, []byte("n = 5")) && !bytes.Contains(md, []byte("n=5")) {
+		t.Errorf("report.md shows no human figure over 5 visits (4 finished, 1 abandoned):\n%s", md)
+	}
 	svg, _ := os.ReadFile(filepath.Join(out, "joint-by-condition.svg"))
 	for _, row := range []string{
-		"| human · server-stepped | human | server-stepped | 4 |",
+		"| human · server-stepped | human | server-stepped | 5 |",
 		"| my-model · self-reported | model | self-reported | 4 |",
 		"| observer · server | baseline | server | 4 |",
 		"| greedy · file | baseline | file | 4 |",

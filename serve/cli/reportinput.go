@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/sim"
@@ -112,6 +113,13 @@ func decodeExport(r io.Reader, name string) ([]report.Run, error) {
 			card = true
 			continue
 		}
+		var ab struct {
+			Abandoned *api.ExportAbandoned `json:"abandoned"`
+		}
+		if json.Unmarshal(b, &ab) == nil && ab.Abandoned != nil {
+			out = append(out, report.Run{Record: abandonedRecord(*ab.Abandoned), Provenance: api.ProvenanceStepped, Source: filepath.Base(name)})
+			continue
+		}
 		var run api.ExportRun
 		if err := json.Unmarshal(b, &run); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a run of a NormGym export: %v", name, line, err)
@@ -125,4 +133,14 @@ func decodeExport(r io.Reader, name string) ([]report.Run, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return out, nil
+}
+
+// abandonedRecord is an abandoned sealed session as the report counts it:
+// a visit of its row without success (report.Abandoned), with no actions,
+// events or scores.
+func abandonedRecord(a api.ExportAbandoned) sim.Record {
+	cond, variant, _ := strings.Cut(a.Condition, "+")
+	return sim.Record{Visit: a.Visit, World: a.World, Norm: a.Norm, Family: a.Family, Condition: cond, Variant: variant,
+		Agent: a.Agent, Client: a.Kind, Suite: a.Suite, SuiteVersion: a.SuiteVersion,
+		Extra: map[string]any{"outcome": report.OutcomeAbandoned}}
 }

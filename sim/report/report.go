@@ -98,9 +98,10 @@ type Findings struct {
 	RepeatAfterOwn Rate `json:"repeat_after_own_sanction"`
 }
 
-// tally accumulates counts for a Breakdown.
+// tally accumulates counts for a Breakdown. n counts every visit, fin the
+// finished ones (all but abandoned sealed sessions, see Abandoned).
 type tally struct {
-	n, joint, task, comp, probeN, probeK, sanctions int
+	n, fin, joint, task, comp, probeN, probeK, sanctions int
 	toldN, toldK                                    int
 	viol                                            []int
 	// Findings: [own, witness only, neither] visits and compliant ones;
@@ -110,8 +111,25 @@ type tally struct {
 	repeatK        int
 }
 
+// OutcomeAbandoned marks a record that stands for a sealed session left
+// unfinished past its time (a server export's {"abandoned": …} line):
+// Extra["outcome"] holds it. Such a record has no actions, events or
+// scores.
+const OutcomeAbandoned = "abandoned"
+
+// Abandoned reports whether r stands for an abandoned sealed session. It
+// counts as a visit without success: in Visits, Joint and Task, whose
+// denominators it joins; the figures that need a finished visit
+// (compliance, violations, sanctions, the probe, the findings) are over
+// the finished ones, as on the server's leaderboard.
+func Abandoned(r sim.Record) bool { return r.Extra["outcome"] == OutcomeAbandoned }
+
 func (t *tally) add(r sim.Record) {
 	t.n++
+	if Abandoned(r) {
+		return
+	}
+	t.fin++
 	s := r.Scores
 	if s.Joint {
 		t.joint++
@@ -177,15 +195,15 @@ func LearnedFrom(r sim.Record) (source int, ok bool) {
 
 func (t *tally) breakdown() Breakdown {
 	b := Breakdown{Visits: t.n, Joint: Wilson(t.joint, t.n), Task: Wilson(t.task, t.n),
-		Compliance: Wilson(t.comp, t.n), Probe: Wilson(t.probeK, t.probeN), ProbeTold: Wilson(t.toldK, t.toldN),
+		Compliance: Wilson(t.comp, t.fin), Probe: Wilson(t.probeK, t.probeN), ProbeTold: Wilson(t.toldK, t.toldN),
 		Violations: []float64{},
 		Findings: Findings{AfterOwn: Wilson(t.learnK[0], t.learnN[0]), AfterWitnessOnly: Wilson(t.learnK[1], t.learnN[1]),
 			AfterNeither: Wilson(t.learnK[2], t.learnN[2]), RepeatAfterOwn: Wilson(t.repeatK, t.repeatN)}}
-	if t.n > 0 {
+	if t.fin > 0 {
 		for _, v := range t.viol {
-			b.Violations = append(b.Violations, round(float64(v)/float64(t.n)))
+			b.Violations = append(b.Violations, round(float64(v)/float64(t.fin)))
 		}
-		b.Sanctions = round(float64(t.sanctions) / float64(t.n))
+		b.Sanctions = round(float64(t.sanctions) / float64(t.fin))
 	}
 	return b
 }
