@@ -102,8 +102,8 @@ type Findings struct {
 // finished ones (all but abandoned sealed sessions, see Abandoned).
 type tally struct {
 	n, fin, joint, task, comp, probeN, probeK, sanctions int
-	toldN, toldK                                    int
-	viol                                            []int
+	toldN, toldK                                         int
+	viol                                                 []int
 	// Findings: [own, witness only, neither] visits and compliant ones;
 	// repeats after an own practice-day sanction.
 	learnN, learnK [3]int
