@@ -128,7 +128,7 @@ func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string,
 // keep their view, so that each action is trained with the view it was
 // chosen on.
 func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, error) {
-	env, obs, err := sim.NewEnv(visit)
+	env, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		return nil, err
 	}

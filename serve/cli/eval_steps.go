@@ -43,14 +43,14 @@ func stepEngineFor(eng engine) (stepEngine, error) {
 type nativeSteps struct{}
 
 func (nativeSteps) start(_ context.Context, id string) (stepVisit, *sim.Observation, string, error) {
-	env, obs, err := sim.NewEnv(id)
+	env, obs, err := sim.NewVisit(id)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	return nativeVisit{env}, obs, obs.Text(), nil
 }
 
-type nativeVisit struct{ env *sim.Env }
+type nativeVisit struct{ env *sim.Visit }
 
 func (v nativeVisit) step(_ context.Context, action string) (stepResult, error) {
 	a, err := sim.ParseAction(action)

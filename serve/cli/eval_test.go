@@ -227,9 +227,9 @@ func evalCLI(ctx context.Context, args ...string) (int, string, string) {
 
 // nativeTexts replays a record's actions natively and returns the text
 // observation before each action, and the last one.
-func nativeTexts(t testing.TB, rec sim.Record) ([]string, string, *sim.Env) {
+func nativeTexts(t testing.TB, rec sim.Record) ([]string, string, *sim.Visit) {
 	t.Helper()
-	env, obs, err := sim.NewEnv(rec.Visit)
+	env, obs, err := sim.NewVisit(rec.Visit)
 	if err != nil {
 		t.Fatal(err)
 	}

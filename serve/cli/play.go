@@ -19,7 +19,7 @@ func cmdShow(e *env) error {
 	if len(pos) != 1 {
 		return usageError("show needs one visit id, as in orchard/place.color=blue/observe/s17")
 	}
-	_, obs, err := sim.NewEnv(pos[0])
+	_, obs, err := sim.NewVisit(pos[0])
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -50,7 +50,7 @@ func cmdPlay(e *env) error {
 	if len(pos) != 1 {
 		return usageError("play needs one visit id, as in orchard/place.color=blue/observe/s17")
 	}
-	env, obs, err := sim.NewEnv(pos[0])
+	env, obs, err := sim.NewVisit(pos[0])
 	if err != nil {
 		return usageError("%v", err)
 	}

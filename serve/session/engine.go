@@ -58,7 +58,7 @@ type Frame struct {
 func Native(sha string) Engine { return nativeEngine{sha: sha} }
 
 // NativeCatalog is Native for visits of a catalog other than the public
-// one (a private suite's): see sim.NewEnvIn.
+// one (a private suite's): see sim.NewVisitIn.
 func NativeCatalog(sha string, cat *norms.Catalog) Engine { return nativeEngine{sha: sha, cat: cat} }
 
 type nativeEngine struct {
@@ -70,13 +70,13 @@ func (n nativeEngine) Kind() string   { return "native" }
 func (n nativeEngine) SHA256() string { return n.sha }
 
 func (n nativeEngine) Reset(ctx context.Context, visit string) (Env, Frame, error) {
-	var env *sim.Env
+	var env *sim.Visit
 	var obs *sim.Observation
 	var err error
 	if n.cat != nil {
-		env, obs, err = sim.NewEnvIn(n.cat, visit)
+		env, obs, err = sim.NewVisitIn(n.cat, visit)
 	} else {
-		env, obs, err = sim.NewEnv(visit)
+		env, obs, err = sim.NewVisit(visit)
 	}
 	if err != nil {
 		return nil, Frame{}, err
@@ -87,7 +87,7 @@ func (n nativeEngine) Reset(ctx context.Context, visit string) (Env, Frame, erro
 }
 
 type nativeEnv struct {
-	env *sim.Env
+	env *sim.Visit
 	sha string
 }
 

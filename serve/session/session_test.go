@@ -74,7 +74,7 @@ func same(a, b []byte) bool {
 
 // TestEnginesAgree: the engines render the same frames step by step —
 // sim.wasm, the native core, and the native core with a catalog of its
-// own (sim.NewEnvIn, which private suites use) made from the public
+// own (sim.NewVisitIn, which private suites use) made from the public
 // catalog's files: stepping does not depend on where the norm comes from.
 func TestEnginesAgree(t *testing.T) {
 	cat, err := norms.Load(os.DirFS("../../norms/catalog"))

@@ -30,8 +30,8 @@ type Model func(kind Kind, messages []Message) string
 // the finished environment and the conversation. It is the reference that
 // `normgym eval` and the browser's model mode are tested against, and
 // what the cost estimator replays baselines through.
-func Play(id string, v Variant, opt Options, model Model) (*sim.Env, *Conversation, error) {
-	env, obs, err := sim.NewEnv(id)
+func Play(id string, v Variant, opt Options, model Model) (*sim.Visit, *Conversation, error) {
+	env, obs, err := sim.NewVisit(id)
 	if err != nil {
 		return nil, nil, err
 	}

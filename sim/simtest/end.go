@@ -13,7 +13,7 @@ import (
 )
 
 // end checks an env whose visit is over against the run's trace.
-func (c *checker) end(env *sim.Env, tr *trace) error {
+func (c *checker) end(env *sim.Visit, tr *trace) error {
 	hash := env.Hash()
 	obs, err := json.Marshal(env.Observe())
 	if err != nil {
@@ -80,7 +80,7 @@ func (c *checker) end(env *sim.Env, tr *trace) error {
 
 // probe has p answer the visit's probe (none under control) and checks
 // that the answer is recorded.
-func (c *checker) probe(env *sim.Env, p agents.Policy) error {
+func (c *checker) probe(env *sim.Visit, p agents.Policy) error {
 	pr := env.Probe()
 	if (pr == nil) != (c.v.Condition == sim.Control) {
 		return fmt.Errorf("Probe() = %v under %s", pr, c.v.Condition)
@@ -111,7 +111,7 @@ func (c *checker) probe(env *sim.Env, p agents.Policy) error {
 // replay plays actions on a fresh env of the visit and returns what it
 // saw.
 func (c *checker) replay(actions []sim.Action) (*trace, error) {
-	env, obs, err := sim.NewEnv(c.v.String())
+	env, obs, err := sim.NewVisit(c.v.String())
 	if err != nil {
 		return nil, err
 	}

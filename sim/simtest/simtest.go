@@ -65,18 +65,18 @@ import (
 // range, fails the check: CheckEnv also checks agents. It stops at the
 // first problem with tb.Fatal, except for replay differences, which it
 // reports with tb.Error.
-func CheckEnv(tb testing.TB, visit string, p agents.Policy) *sim.Env {
+func CheckEnv(tb testing.TB, visit string, p agents.Policy) *sim.Visit {
 	tb.Helper()
 	c, err := newChecker(visit)
 	if err != nil {
 		tb.Fatalf("simtest: %v", err)
 	}
-	env, obs, err := sim.NewEnv(visit)
+	env, obs, err := sim.NewVisit(visit)
 	if err != nil {
-		tb.Fatalf("simtest: NewEnv(%q): %v", visit, err)
+		tb.Fatalf("simtest: NewVisit(%q): %v", visit, err)
 	}
 	if env == nil || obs == nil {
-		tb.Fatalf("simtest: NewEnv(%q) = %v, %v, want an env and an observation", visit, env, obs)
+		tb.Fatalf("simtest: NewVisit(%q) = %v, %v, want an env and an observation", visit, env, obs)
 	}
 	run := &trace{}
 	if err := c.reset(env, obs); err != nil {
@@ -223,7 +223,7 @@ func copyObservation(o *sim.Observation) *sim.Observation {
 }
 
 // reset checks the first observation of a visit and the fresh Env.
-func (c *checker) reset(env *sim.Env, o *sim.Observation) error {
+func (c *checker) reset(env *sim.Visit, o *sim.Observation) error {
 	if got, want := o.Day, 1; got != want {
 		return fmt.Errorf("day = %d, want %d", got, want)
 	}

@@ -145,7 +145,7 @@ func TestCheckObservation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, o, err := sim.NewEnv(visit)
+			_, o, err := sim.NewVisit(visit)
 			if err != nil {
 				t.Fatal(err)
 			}

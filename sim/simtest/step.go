@@ -12,7 +12,7 @@ import (
 
 // step checks the outcome res of taking action a at observation prev (a
 // copy the policy never held); before holds the scores before the step.
-func (c *checker) step(env *sim.Env, prev *sim.Observation, a sim.Action, res sim.StepResult, before sim.Scores) error {
+func (c *checker) step(env *sim.Visit, prev *sim.Observation, a sim.Action, res sim.StepResult, before sim.Scores) error {
 	o := res.Observation
 	if o == nil {
 		return errors.New("no observation")

@@ -56,7 +56,7 @@ func (r *Runtime) Suite(ctx context.Context, name string) (sim.Suite, error) {
 }
 
 // Visit is a visit in progress inside a module instance: the host side of
-// a sim.Env. Its methods are safe for concurrent use (calls are taken one
+// a sim.Visit. Its methods are safe for concurrent use (calls are taken one
 // at a time). Close it to free its slot; an instance holds at most 256.
 type Visit struct {
 	rt     *Runtime
@@ -184,7 +184,7 @@ func (v *Visit) Observe(ctx context.Context) (*sim.Observation, string, error) {
 // Score is a visit's scores and trajectory hash so far.
 type Score struct {
 	Scores sim.Scores `json:"scores"`
-	// Hash is the trajectory hash (sim.Env.Hash).
+	// Hash is the trajectory hash (sim.Visit.Hash).
 	Hash string `json:"hash"`
 	// Over reports that the visit has ended: the scores are final.
 	Over bool `json:"over"`

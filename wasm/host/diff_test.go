@@ -30,7 +30,7 @@ func native(t testing.TB, visit, agent string) sim.Record {
 func stepwise(t testing.TB, r *host.Runtime, visit, agent string) sim.Record {
 	t.Helper()
 	ctx := context.Background()
-	env, want, err := sim.NewEnv(visit)
+	env, want, err := sim.NewVisit(visit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func TestVisitScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close(ctx)
-	env, _, _ := sim.NewEnv(visit)
+	env, _, _ := sim.NewVisit(visit)
 	actions := []string{"north", "north", "east", "pick", "bow", "use", "drop", "west"}
 	for i, a := range actions {
 		if _, err := v.Step(ctx, a); err != nil {

@@ -83,7 +83,7 @@ func playByKeys(t *testing.T, s *session, id string, base sim.Record, hook func(
 // playFromDay is playByKeys from the first day's screen on.
 func playFromDay(t *testing.T, s *session, id string, base sim.Record, hook func(stage string, n int)) {
 	t.Helper()
-	env, _, err := sim.NewEnv(id)
+	env, _, err := sim.NewVisit(id)
 	if err != nil {
 		t.Fatal(err)
 	}

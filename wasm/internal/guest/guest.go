@@ -33,10 +33,10 @@ type Guest struct {
 }
 
 // session is an open environment, the observation its steps are written
-// into (sim.Env.StepInto: each is encoded at once, so one serves every
+// into (sim.Visit.StepInto: each is encoded at once, so one serves every
 // step) and the encodings of its tiles and text lines.
 type session struct {
-	env   *sim.Env
+	env   *sim.Visit
 	obs   *sim.Observation
 	cache visitCache
 }
@@ -112,7 +112,7 @@ func (g *Guest) session(h int) (*session, error) {
 	return s, nil
 }
 
-func (g *Guest) env(h int) (*sim.Env, error) {
+func (g *Guest) env(h int) (*sim.Visit, error) {
 	s, err := g.session(h)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (g *Guest) Reset(in []byte) []byte {
 		if len(g.envs) >= wire.MaxHandles {
 			return nil, errorf("too many open environments (%d): close some", wire.MaxHandles)
 		}
-		e, obs, err := sim.NewEnv(req.Visit)
+		e, obs, err := sim.NewVisit(req.Visit)
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +303,7 @@ func (g *Guest) Record(in []byte) []byte {
 	})
 }
 
-func (g *Guest) handle(in []byte) (*sim.Env, error) {
+func (g *Guest) handle(in []byte) (*sim.Visit, error) {
 	var req wire.HandleRequest
 	if err := decode(in, &req, true); err != nil {
 		return nil, err
