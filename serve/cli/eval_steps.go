@@ -115,7 +115,7 @@ func (w *wasmVisit) probe(ctx context.Context) (*sim.Probe, error) {
 }
 
 func (w *wasmVisit) answer(ctx context.Context, k int) error {
-	_, err := w.v.Answer(ctx, k)
+	_, err := w.v.Answer(ctx, k, nil)
 	return err
 }
 

@@ -664,7 +664,7 @@ func clientOf(kind string) string {
 	return "model"
 }
 
-func (m *Manager) hasProbe(lv *live) bool { return lv.sess.Norm != "none" }
+func (m *Manager) hasProbe(lv *live) bool { return !lv.frame.NoProbe }
 
 func (m *Manager) stage(lv *live) string {
 	switch {
