@@ -16,6 +16,7 @@ import (
 	"github.com/normgym/normgym/serve/store/storetest"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/simtest"
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/wasm/simwasm"
 )
@@ -155,4 +156,20 @@ func play40(t *testing.T, visit string, moves []string, off int) session.Frame {
 		}
 	}
 	return f
+}
+
+// TestEngineContract holds every engine's Env to the native core with the
+// environment checker (sim/simtest): the session engines are sim.Envs.
+func TestEngineContract(t *testing.T) {
+	cat, err := norms.Load(os.DirFS("../../norms/catalog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []session.Engine{session.Wasm(rt), session.Native(simwasm.SHA256()), session.NativeCatalog(simwasm.SHA256(), cat)} {
+		t.Run(e.Kind(), func(t *testing.T) {
+			env := e.NewEnv()
+			defer env.Close()
+			simtest.Run(t, env, simtest.Cases())
+		})
+	}
 }
