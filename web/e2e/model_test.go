@@ -18,7 +18,7 @@ import (
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/web/internal/chat"
-	"github.com/normgym/normgym/web/internal/simtest"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
@@ -138,7 +138,7 @@ func runModel(t *testing.T, s *session, size string) {
 	id := "market/place.terrain=grass/observe/s104"
 	base := greedy(t, id)
 	ctx := context.Background()
-	v, _, text, err := simtest.Runtime(t).Reset(ctx, id)
+	v, _, text, err := wasmtest.Runtime(t).Reset(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
-	"github.com/normgym/normgym/web/internal/simtest"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
@@ -48,7 +48,7 @@ func greedy(t *testing.T, id string) sim.Record {
 func hostHash(t *testing.T, id string, actions []string) string {
 	t.Helper()
 	ctx := context.Background()
-	v, _, _, err := simtest.Runtime(t).Reset(ctx, id)
+	v, _, _, err := wasmtest.Runtime(t).Reset(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestPlayByKeyboard(t *testing.T) {
 	if err := dec.Decode(&srec); err != nil {
 		t.Fatalf("the downloaded file is not a NormGym record: %v", err)
 	}
-	res, err := simtest.Runtime(t).Replay(context.Background(), srec)
+	res, err := wasmtest.Runtime(t).Replay(context.Background(), srec)
 	if err != nil || !res.Match {
 		t.Fatalf("replay of the downloaded record: %v, diffs %v", err, res.Diffs)
 	}

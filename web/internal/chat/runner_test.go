@@ -16,7 +16,7 @@ import (
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/chat"
-	"github.com/normgym/normgym/web/internal/simtest"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
@@ -51,7 +51,7 @@ func TestRunner(t *testing.T) {
 	}
 	base := env.Record("greedy", "baseline")
 
-	c := simtest.Client(t)
+	c := wasmtest.Client(t)
 	r, err := chat.NewRunner(c, ui.Resolved{ID: id}, chat.Config{BaseURL: "", Model: "m", APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestRunner(t *testing.T) {
 // policy: the plain system prompt, the earlier turns cut back, the new
 // turn, and an unanswered turn asked again is sent unchanged.
 func TestHistoryPolicy(t *testing.T) {
-	c := simtest.Client(t)
+	c := wasmtest.Client(t)
 	r, err := chat.NewRunner(c, ui.Resolved{ID: "orchard/none/control/s1"}, chat.Config{Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestSameMessagesAsHarness(t *testing.T) {
 				json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": content}}}})
 			}))
 			defer srv.Close()
-			r, err := chat.NewRunner(simtest.Client(t), ui.Resolved{ID: id}, chat.Config{BaseURL: srv.URL, Model: "m"})
+			r, err := chat.NewRunner(wasmtest.Client(t), ui.Resolved{ID: id}, chat.Config{BaseURL: srv.URL, Model: "m"})
 			if err != nil {
 				t.Fatal(err)
 			}
