@@ -64,8 +64,8 @@ import (
 //     sim.SanctionRadius, or the warden under solo), that the newcomer is
 //     sanctioned when and only when it breaks the norm where someone sees
 //     it, and what its action did to it;
-//   - the errors, env's and the core's alike (errors.Is): a bad action
-//     (sim.ErrAction) and the probe and its answer before the end
+//   - the errors, env's and the core's alike (errors.Is): a visit id that
+//     does not parse (sim.ErrVisitID), a bad action (sim.ErrAction) and the probe and its answer before the end
 //     (sim.ErrNotOver) at reset and along the way; steps after the end
 //     (sim.ErrVisitOver) changing nothing; on a control visit no probe
 //     and no answer (sim.ErrNoProbe); an option out of range
@@ -210,6 +210,12 @@ func (r *run) reset() error {
 	}
 	if err := r.c.reset(r.ref.Visit(), wantObs); err != nil {
 		return fmt.Errorf("the core: %v", err)
+	}
+	const bad = "atlantis/none/control/s1"
+	_, gotErr := r.env.Reset(r.ctx, bad)
+	_, wantErr := new(sim.Native).Reset(r.ctx, bad)
+	if err := sameError(fmt.Sprintf("Reset(%q)", bad), gotErr, wantErr, sim.ErrVisitID); err != nil {
+		return err
 	}
 	got, err := r.env.Reset(r.ctx, visit)
 	if err != nil {

@@ -24,13 +24,14 @@ func (r *Runtime) NewEnv() *Env { return &Env{rt: r} }
 // Visit returns the visit in progress (nil before Reset).
 func (e *Env) Visit() *Visit { return e.v }
 
-// Reset starts visit id in a pooled instance, closing the Env's last one.
+// Reset starts visit id in a pooled instance, then closes the Env's last
+// one (which a failed Reset leaves as it was).
 func (e *Env) Reset(ctx context.Context, id string) (sim.Turn, error) {
-	e.Close()
 	v, obs, text, err := e.rt.Reset(ctx, id)
 	if err != nil {
 		return sim.Turn{}, err
 	}
+	e.Close()
 	e.v = v
 	return sim.Turn{Text: text, Events: obs.Events, Day: obs.Day, Step: obs.Frame.Step, Over: obs.Done}, nil
 }

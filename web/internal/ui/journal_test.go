@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // memJournal is a ui.Journal in memory.

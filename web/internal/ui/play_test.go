@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // visits picks visits of several worlds and conditions from the mini suite.

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/nickname"
 )
 
