@@ -308,35 +308,46 @@ func (s *Sealed) Close() error {
 }
 
 // contractError gives the session API's refusal err of a call (reset,
-// step or answer) the contract's error it stands for, keeping its message.
+// step or answer) the contract's error it stands for (SimError), keeping
+// its message.
 func contractError(call string, err error) error {
 	var he *HTTPError
 	if !errors.As(err, &he) {
 		return err
 	}
-	var is error
-	switch msg := he.Message; {
-	case call == "reset" && he.Status == 400:
-		is = sim.ErrVisitID
-	case call == "step" && he.Status == 400:
-		is = sim.ErrAction
-	case call == "step" && he.Status == 409 && strings.HasPrefix(msg, "the visit is over"):
-		is = sim.ErrVisitOver
-	case call == "answer" && he.Status == 409 && strings.HasPrefix(msg, "the visit is not over"):
-		is = sim.ErrNotOver
-	case call == "answer" && he.Status == 409 && strings.HasPrefix(msg, "this visit has no probe"):
-		is = sim.ErrNoProbe
-	case call == "answer" && he.Status == 409 && strings.HasPrefix(msg, "the probe is answered already"):
-		is = sim.ErrAnswered
-	case call == "answer" && he.Status == 400 && strings.HasPrefix(msg, "confidence"):
-		is = sim.ErrBadConfidence
-	case call == "answer" && he.Status == 400:
-		is = sim.ErrBadAnswer
-	}
+	is := SimError(call, he.Status, he.Message)
 	if is == nil {
 		return err
 	}
 	return &refusal{err: err, is: is}
+}
+
+// SimError mirrors api.SimError (TestSimErrorMirror): the error of
+// sim.Env's contract that the session routes' refusal of a call ("reset",
+// "step" or "answer": its status and message) stands for, or nil.
+func SimError(call string, status int, message string) error {
+	switch {
+	case status == 400:
+		switch {
+		case call == "reset":
+			return sim.ErrVisitID
+		case call == "step":
+			return sim.ErrAction
+		case call == "answer" && strings.HasPrefix(message, "confidence"):
+			return sim.ErrBadConfidence
+		case call == "answer":
+			return sim.ErrBadAnswer
+		}
+	case status == 409 && call == "step" && strings.HasPrefix(message, "the visit is over"):
+		return sim.ErrVisitOver
+	case status == 409 && call == "answer" && strings.HasPrefix(message, "the visit is not over"):
+		return sim.ErrNotOver
+	case status == 409 && call == "answer" && strings.HasPrefix(message, "this visit has no probe"):
+		return sim.ErrNoProbe
+	case status == 409 && call == "answer" && strings.HasPrefix(message, "the probe is answered already"):
+		return sim.ErrAnswered
+	}
+	return nil
 }
 
 // refusal is a server's refusal that stands for an error of the contract.
