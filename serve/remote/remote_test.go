@@ -181,4 +181,3 @@ func check(env sim.Env, visit string, p agents.Policy) []string {
 	<-done
 	return r.failed
 }
-

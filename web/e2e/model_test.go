@@ -18,8 +18,8 @@ import (
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/web/internal/chat"
-	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // fakeLLM is an OpenAI-compatible endpoint that plays a script of actions.

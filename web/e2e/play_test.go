@@ -18,8 +18,8 @@ import (
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
-	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // keyboardVisits covers every world and condition between them.

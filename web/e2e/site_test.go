@@ -28,9 +28,9 @@ import (
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/wasm/simwasm"
 	"github.com/normgym/normgym/web/internal/browser"
-	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/site"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // siteServer starts the real NormGym server (the wazero verifier, a

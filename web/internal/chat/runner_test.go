@@ -16,8 +16,8 @@ import (
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/chat"
-	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // httpPoster is chat.Poster over net/http.
