@@ -31,6 +31,7 @@ var commands = map[string]command{
 	"norms":  {"list the norm catalog", cmdNorms},
 	"suites": {"list the suites", cmdSuites},
 	"run":    {"run baseline newcomers over a suite", cmdRun},
+	"eval":   {"run a language model (any OpenAI-compatible endpoint) over a suite", cmdEval},
 	"replay": {"re-execute result records and check their scores and hashes", cmdReplay},
 	"report": {"tables and charts from result records", cmdReport},
 	"show":   {"print the text observation a model sees at a visit's start", cmdShow},

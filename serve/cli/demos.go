@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/normgym/normgym/serve/internal/workers"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/prompt"
@@ -94,7 +95,7 @@ func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string,
 		mu   sync.Mutex
 		next int
 	)
-	err := forEach(ctx, len(visits), parallel, func(ctx context.Context, i int) error {
+	err := workers.ForEach(ctx, len(visits), parallel, func(ctx context.Context, i int) error {
 		msgs, err := demoConversation(visits[i], agent, v)
 		var b []byte
 		if err == nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/normgym/normgym/serve/internal/workers"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/report"
@@ -90,7 +91,7 @@ func cmdRun(e *env) error {
 		mu   sync.Mutex
 		next int // next record to write, in order
 	)
-	firstErr := forEach(e.ctx, len(jobs), *parallel, func(ctx context.Context, i int) error {
+	firstErr := workers.ForEach(e.ctx, len(jobs), *parallel, func(ctx context.Context, i int) error {
 		j := jobs[i]
 		r, err := eng.RunBaseline(ctx, j.visit, j.agent)
 		if err != nil {
