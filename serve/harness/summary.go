@@ -22,11 +22,11 @@ type Stats struct {
 	Prompt   string `json:"prompt"`
 	// Steps counts actions; FormatErrors those played as wait because the
 	// reply had no valid ACTION line.
-	Steps           int         `json:"steps"`
-	FormatErrors    int         `json:"format_errors"`
-	FormatErrorRate float64     `json:"format_error_rate"`
-	ProbeAsked      int         `json:"probe_asked"`
-	ProbeUnanswered int         `json:"probe_unanswered"`
+	Steps           int           `json:"steps"`
+	FormatErrors    int           `json:"format_errors"`
+	FormatErrorRate float64       `json:"format_error_rate"`
+	ProbeAsked      int           `json:"probe_asked"`
+	ProbeUnanswered int           `json:"probe_unanswered"`
 	Usage           prompt.Totals `json:"usage"`
 	// MeanLatencyMS is over requests not answered from the cache.
 	MeanLatencyMS float64 `json:"mean_latency_ms"`
