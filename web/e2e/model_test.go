@@ -17,7 +17,6 @@ import (
 
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/wasm/host"
-	"github.com/normgym/normgym/web/internal/chat"
 	"github.com/normgym/normgym/web/internal/ui"
 	"github.com/normgym/normgym/web/internal/wasmtest"
 )
@@ -57,7 +56,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
-	var req chat.Request
+	var req prompt.Request
 	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 		f.bad = append(f.bad, "request to "+r.Method+" "+r.URL.Path)
 	}
