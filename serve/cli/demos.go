@@ -16,10 +16,6 @@ import (
 	"github.com/normgym/normgym/sim/prompt"
 )
 
-func init() {
-	commands["demos"] = command{"write a baseline's visits as chat-format JSON Lines for fine-tuning", cmdDemos}
-}
-
 // demo is one line of demos' output: a whole visit as one conversation.
 type demo struct {
 	Messages []prompt.Message `json:"messages"`

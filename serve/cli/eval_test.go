@@ -824,45 +824,6 @@ func TestEvalResumeRefusesOtherSettings(t *testing.T) {
 	}
 }
 
-// TestEvalMatchesReference: for the same visit and replies, eval sends
-// exactly the messages of prompt.Play, the protocol's reference (which
-// the browser's model mode is held to as well), for every variant.
-func TestEvalMatchesReference(t *testing.T) {
-	for _, v := range prompt.Variants() {
-		t.Run(string(v), func(t *testing.T) {
-			setKey(t)
-			f := newFakeLLM(t, testKey, "m")
-			dir := t.TempDir()
-			out := filepath.Join(dir, "out.jsonl")
-			code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--parallel", "1", "--out", out, "--prompt", string(v))...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			rec := readOut(t, out)[0]
-			var want [][]prompt.Message
-			env := new(sim.Native)
-			chat := func(_ context.Context, req prompt.Request) (prompt.Reply, error) {
-				want = append(want, req.Messages)
-				return prompt.Reply{Content: scriptedReply(llm.Request{Messages: req.Messages})}, nil
-			}
-			if _, _, err := prompt.Run(context.Background(), env, rec.Visit, prompt.Settings{Variant: v, Options: prompt.DefaultOptions()}, chat, nil); err != nil {
-				t.Fatal(err)
-			}
-			got := f.requests()
-			if len(got) != len(want) || env.Visit().Hash() != rec.Hash {
-				t.Fatalf("%d requests, reference %d; hash %s, reference %s", len(got), len(want), rec.Hash, env.Visit().Hash())
-			}
-			for i := range got {
-				a, _ := json.Marshal(got[i].Messages)
-				b, _ := json.Marshal(want[i])
-				if !bytes.Equal(a, b) {
-					t.Fatalf("request %d differs from the reference's", i+1)
-				}
-			}
-		})
-	}
-}
-
 // TestEvalDryRun: --dry-run needs no endpoint, sends nothing, writes
 // nothing, and its figures hold together.
 func TestEvalDryRun(t *testing.T) {

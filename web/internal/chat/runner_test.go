@@ -4,7 +4,6 @@ package chat_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/chat"
@@ -165,75 +163,5 @@ func TestRunnerClose(t *testing.T) {
 	err = r.Run(httpPoster{}, chat.Hooks{Hold: func(error) { r.Close() }})
 	if !errors.Is(err, chat.ErrClosed) || r.Done() {
 		t.Errorf("Run = %v, done %v; want ErrClosed", err, r.Done())
-	}
-}
-
-// TestSameMessagesAsHarness plays visits in the browser's model mode (the
-// sim.wasm module under wazero, as in the browser) and through the
-// headless harness's loop over the native core, with the same replies:
-// every request's messages are byte-identical, across both days, with
-// format errors and an endpoint error in between; so is the history.
-func TestSameMessagesAsHarness(t *testing.T) {
-	for _, id := range []string{"market/place.terrain=grass/observe/s104", "park/place.color=red/solo/s102"} {
-		t.Run(id, func(t *testing.T) {
-			v, err := agents.Play(id, "greedy")
-			if err != nil {
-				t.Fatal(err)
-			}
-			acts := v.Actions()
-			reply := func(n int, ms []prompt.Message) string {
-				if strings.Contains(ms[len(ms)-1].Content, "\nOne last question.") {
-					return "I think so.\nANSWER: 2"
-				}
-				if n%13 == 12 {
-					return "Let me look around first."
-				}
-				a := "wait"
-				if n < len(acts) {
-					a = acts[n]
-				}
-				return fmt.Sprintf("Step %d: on with the errand.\n**ACTION: %s**", n, a)
-			}
-			e := &endpoint{t: t, fails: map[int]int{6: 503}, reply: reply}
-			srv := httptest.NewServer(e)
-			defer srv.Close()
-			cfg := chat.Config{BaseURL: srv.URL, Model: "m", APIKey: "k"}
-			r, err := chat.NewRunner(wasmtest.Client(t), ui.Resolved{ID: id}, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Run(httpPoster{}, chat.Hooks{}); err != nil {
-				t.Fatal(err)
-			}
-			var harness [][]prompt.Message
-			native := new(sim.Native)
-			run := func(_ context.Context, req prompt.Request) (prompt.Reply, error) {
-				harness = append(harness, req.Messages)
-				return prompt.Reply{Content: reply(len(harness)-1, req.Messages)}, nil
-			}
-			_, x, err := prompt.Run(context.Background(), native, id, cfg.Settings(), run, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(e.sent) != len(harness) || len(harness) < sim.PracticeSteps {
-				t.Fatalf("the browser sent %d requests, the harness %d", len(e.sent), len(harness))
-			}
-			for i := range harness {
-				a, _ := json.Marshal(e.sent[i])
-				b, _ := json.Marshal(harness[i])
-				if !bytes.Equal(a, b) {
-					t.Fatalf("request %d: the browser's messages differ from the harness's", i+1)
-				}
-			}
-			if r.Record.Hash != native.Visit().Hash() {
-				t.Errorf("hash %s, harness %s", r.Record.Hash, native.Visit().Hash())
-			}
-			bx, _ := prompt.ReadExtra(r.Record.Extra)
-			got, _ := json.Marshal(bx.History)
-			want, _ := json.Marshal(x.History)
-			if !bytes.Equal(got, want) {
-				t.Errorf("extra.history\n%s\nwant\n%s", got, want)
-			}
-		})
 	}
 }
