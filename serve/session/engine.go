@@ -118,7 +118,12 @@ func (h *held) frame(ctx context.Context, t sim.Turn) (Frame, error) {
 	if err != nil {
 		return Frame{}, fmt.Errorf("session: encoding the observation: %w", err)
 	}
-	f := Frame{Observation: b, Text: t.Text, Day: t.Day, Step: t.Step, Over: t.Over,
+	return h.frameOf(ctx, t, b)
+}
+
+// frameOf is the frame after turn t whose observation is obs (JSON).
+func (h *held) frameOf(ctx context.Context, t sim.Turn, obs json.RawMessage) (Frame, error) {
+	f := Frame{Observation: obs, Text: t.Text, Day: t.Day, Step: t.Step, Over: t.Over,
 		Terminated: t.Terminated, Truncated: t.Truncated, DayOver: t.DayOver}
 	if t.Over {
 		if _, err := h.env.Probe(ctx); errors.Is(err, sim.ErrNoProbe) {
@@ -130,12 +135,28 @@ func (h *held) frame(ctx context.Context, t sim.Turn) (Frame, error) {
 	return f, nil
 }
 
+// jsonStepper is an Env that answers a step with the observation's JSON
+// too, in one call, as the module wrote it (wasm/host's Env): the Manager
+// passes it on unread, since decoding and encoding it again would cost
+// more than the step.
+type jsonStepper interface {
+	StepJSON(ctx context.Context, action string) (sim.Turn, json.RawMessage, error)
+}
+
 func (h *held) Step(ctx context.Context, action string) (Frame, error) {
-	t, err := h.env.Step(ctx, action)
+	js, ok := h.env.(jsonStepper)
+	if !ok {
+		t, err := h.env.Step(ctx, action)
+		if err != nil {
+			return Frame{}, err
+		}
+		return h.frame(ctx, t)
+	}
+	t, obs, err := js.StepJSON(ctx, action)
 	if err != nil {
 		return Frame{}, err
 	}
-	return h.frame(ctx, t)
+	return h.frameOf(ctx, t, obs)
 }
 
 func (h *held) Skip(ctx context.Context, action string) error {

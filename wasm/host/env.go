@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/normgym/normgym/sim"
 )
@@ -47,6 +49,28 @@ func (e *Env) Step(ctx context.Context, action string) (sim.Turn, error) {
 	}
 	return sim.Turn{Text: r.Text, Events: r.Events, Terminated: r.Terminated, Truncated: r.Truncated,
 		DayOver: r.DayOver, Day: r.Day, Step: r.Step, Over: r.Over}, nil
+}
+
+// StepJSON is Step that also returns the observation after the step as
+// the module wrote it (JSON), in the same call: for hosts that pass the
+// observation on without reading it (the server's sessions), whom
+// decoding and encoding it again would cost more than the step.
+func (e *Env) StepJSON(ctx context.Context, action string) (sim.Turn, json.RawMessage, error) {
+	if e.v == nil {
+		return sim.Turn{}, nil, sim.ErrNoVisit
+	}
+	b, err := e.v.StepJSON(ctx, action)
+	if err != nil {
+		return sim.Turn{}, nil, err
+	}
+	var r struct {
+		Observation json.RawMessage `json:"observation"`
+		sim.Turn
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return sim.Turn{}, nil, fmt.Errorf("host: the module's step answer: %w", err)
+	}
+	return r.Turn, r.Observation, nil
 }
 
 // Observe returns the module's current observation.
