@@ -14,7 +14,7 @@ import (
 // wazero (Wasm, the host's Env) or the Go core compiled into the server
 // (Native, sim.Native). The Env keeps the contract; the engine only says
 // which sim runs it, and the Manager holds each visit through one adapter
-// (Env) that turns the Env's answers into frames.
+// (Visit) that turns the Env's answers into frames.
 type Engine interface {
 	// Kind is "wasm" or "native" (stored as the run's verifier).
 	Kind() string
@@ -24,14 +24,14 @@ type Engine interface {
 	NewEnv() sim.Env
 	// Reset starts the visit in a new Env and returns it, held as the
 	// Manager holds it, with its first frame.
-	Reset(ctx context.Context, visit string) (Env, Frame, error)
+	Reset(ctx context.Context, visit string) (Visit, Frame, error)
 }
 
-// Env is a visit in progress as the Manager holds it: a sim.Env whose
+// Visit is a visit in progress as the Manager holds it: a sim.Env whose
 // answers come as frames, the client's view. Calls on one Env come one at
 // a time (the Manager holds the session's lock). Its one implementation
 // wraps the engine's sim.Env and translates; it holds no rules.
-type Env interface {
+type Visit interface {
 	// Step takes an action (canonical text) and returns the new frame.
 	Step(ctx context.Context, action string) (Frame, error)
 	// Skip takes an action without building a frame: for replaying
@@ -87,7 +87,7 @@ func (e engine) Kind() string    { return e.kind }
 func (e engine) SHA256() string  { return e.sha }
 func (e engine) NewEnv() sim.Env { return e.env() }
 
-func (e engine) Reset(ctx context.Context, visit string) (Env, Frame, error) {
+func (e engine) Reset(ctx context.Context, visit string) (Visit, Frame, error) {
 	env := e.env()
 	t, err := env.Reset(ctx, visit)
 	if err != nil {
@@ -105,7 +105,7 @@ func (e engine) Reset(ctx context.Context, visit string) (Env, Frame, error) {
 // held is a sim.Env as the Manager holds it.
 type held struct{ env sim.Env }
 
-var _ Env = (*held)(nil)
+var _ Visit = (*held)(nil)
 
 // frame is the frame after turn t: the Env's observation encoded, and
 // whether a visit that is over has a probe.

@@ -181,7 +181,7 @@ type live struct {
 	mu    sync.Mutex
 	sess  Session
 	token string // hash
-	env   Env
+	env   Visit
 	frame Frame
 	probe *sim.Probe
 	used  time.Time
