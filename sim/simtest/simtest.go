@@ -53,10 +53,11 @@ import (
 //     events, flags and position; the observation's JSON byte for byte);
 //     the observation's fields and frame invariants (CheckObservation);
 //     and nothing env shows before the probe — text, observation, and what
-//     a server delivered (sim.Turn.Wire) — names the visit id, the norm
-//     (id, rule or statement: the visit's, or any of the catalog's), the
-//     condition or the variant, except a told visit's own statement where
-//     told puts it;
+//     a server delivered (sim.Turn.Wire) — names the visit id, a norm of
+//     the catalog (id, rule or statement; the observation's JSON is
+//     searched for the visit's at every step and for the whole catalog's
+//     at every tenth), the condition or the variant, except a told visit's
+//     own statement where told puts it;
 //   - the core's run: at reset the first observation (day 1, step 0, just
 //     the day event); after every step the result (events, terminated vs
 //     truncated, day over), the counters, every event (who, when, each
