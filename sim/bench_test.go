@@ -30,7 +30,7 @@ func greedyRuns(b *testing.B) (actions [][]sim.Action, obs []*sim.Observation) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		env, o, err := sim.NewEnv(id)
+		env, o, err := sim.NewVisit(id)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func greedyRuns(b *testing.B) (actions [][]sim.Action, obs []*sim.Observation) {
 // actions; starting a new visit is not timed.
 func BenchmarkEnvStep(b *testing.B) {
 	actions, _ := greedyRuns(b)
-	var env *sim.Env
+	var env *sim.Visit
 	v, k := -1, 0
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -64,7 +64,7 @@ func BenchmarkEnvStep(b *testing.B) {
 			b.StopTimer()
 			v, k = (v+1)%len(actions), 0
 			var err error
-			if env, _, err = sim.NewEnv(benchVisits[v]); err != nil {
+			if env, _, err = sim.NewVisit(benchVisits[v]); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -82,7 +82,7 @@ func BenchmarkEnvStep(b *testing.B) {
 func BenchmarkNewEnv(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := sim.NewEnv(benchVisits[i%len(benchVisits)]); err != nil {
+		if _, _, err := sim.NewVisit(benchVisits[i%len(benchVisits)]); err != nil {
 			b.Fatal(err)
 		}
 	}

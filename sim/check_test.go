@@ -66,7 +66,7 @@ func TestCheckEnv(t *testing.T) {
 	for _, c := range checkCases(t) {
 		t.Run(c.policy+"/"+c.id, func(t *testing.T) {
 			t.Parallel()
-			simtest.CheckEnv(t, c.id, newPolicy(t, c.policy, c.id))
+			simtest.CheckEnv(t, new(sim.Native), c.id, newPolicy(t, c.policy, c.id))
 		})
 	}
 }

@@ -53,7 +53,7 @@ func TestCompiledRuleMatchesJudge(t *testing.T) {
 	}
 	checked := 0
 	for _, id := range []string{"orchard/place.color=red/observe/s100", "market/resource.carry=1/peers/s18", "harbor/social.greet=elder/observe/s7"} {
-		e, _, err := NewEnv(id)
+		e, _, err := NewVisit(id)
 		if err != nil {
 			t.Fatal(err)
 		}

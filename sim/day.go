@@ -41,7 +41,7 @@ func (t Task) Picks() int { return t.Goods + t.Gifts }
 
 // startDay lays out day (0 practice, 1 test) and its members, and sets
 // the newcomer's errand.
-func (e *Env) startDay(day int) {
+func (e *Visit) startDay(day int) {
 	e.events = e.events[:0] // Step puts back the events of the step that ended the day
 	e.day = day
 	e.pending = e.pending[:0] // sanctions still due when a day ends are never given
@@ -78,7 +78,7 @@ func (e *Env) startDay(day int) {
 	e.traceDay(day)
 }
 
-func (e *Env) taskText() string {
+func (e *Visit) taskText() string {
 	w, t := e.world, e.task
 	s := fmt.Sprintf("Pick %d %s: put %s in the basket and give %s; then get rid of your litter (the %s).",
 		t.Picks(), Plural(w.Goods, t.Picks()), countWord(t.Goods), giftsText(t.Gifts), w.Litter)
@@ -117,7 +117,7 @@ func appendPlural(b []byte, s string, n int) []byte {
 }
 
 // taskComplete reports whether the newcomer has done today's errand.
-func (e *Env) taskComplete() bool {
+func (e *Visit) taskComplete() bool {
 	n := &e.frame.Agents[0]
 	return n.Delivered >= e.task.Goods && GiftsGiven(e.frame) >= e.task.Gifts && (!e.task.Litter || n.Litter == 0)
 }

@@ -22,9 +22,9 @@ type violation struct {
 	day, step, agent int
 }
 
-// Env is one visit in progress. Create it with NewEnv; it is not safe for
+// Visit is one visit in progress in the native core. Create it with NewVisit; it is not safe for
 // concurrent use.
-type Env struct {
+type Visit struct {
 	id        VisitID
 	cat       *norms.Catalog
 	world     World
@@ -58,21 +58,21 @@ type Env struct {
 	answer    int
 }
 
-// NewEnv starts the visit named by id (see ParseVisitID) and returns the
-// environment and its first observation.
-func NewEnv(id string) (*Env, *Observation, error) { return NewEnvIn(norms.Default(), id) }
+// NewVisit starts the visit named by id (see ParseVisitID) in the native
+// core and returns it with its first observation.
+func NewVisit(id string) (*Visit, *Observation, error) { return NewVisitIn(norms.Default(), id) }
 
-// NewEnvIn is NewEnv for a visit whose norm is in cat instead of the
+// NewVisitIn is NewVisit for a visit whose norm is in cat instead of the
 // public catalog (an operator's private suite): the norm is looked up
 // there, the probe's wrong options are drawn from it and the record
 // carries its version. Stepping is the same: with a catalog holding the
-// public norms, NewEnvIn gives NewEnv's trajectories and hashes.
-func NewEnvIn(cat *norms.Catalog, id string) (*Env, *Observation, error) {
+// public norms, NewVisitIn gives NewVisit's trajectories and hashes.
+func NewVisitIn(cat *norms.Catalog, id string) (*Visit, *Observation, error) {
 	v, err := ParseVisitIDIn(cat, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &Env{id: v, cat: cat, trace: sha256.New(), answer: -1, srng: newRNG("sanctions", v.String())}
+	e := &Visit{id: v, cat: cat, trace: sha256.New(), answer: -1, srng: newRNG("sanctions", v.String())}
 	if v.Norm != norms.NoNorm {
 		n, err := cat.Lookup(v.Norm)
 		if err != nil {
@@ -87,31 +87,31 @@ func NewEnvIn(cat *norms.Catalog, id string) (*Env, *Observation, error) {
 }
 
 // ID returns the visit id.
-func (e *Env) ID() VisitID { return e.id }
+func (e *Visit) ID() VisitID { return e.id }
 
 // World returns the current day's world.
-func (e *Env) World() World { return e.world }
+func (e *Visit) World() World { return e.world }
 
 // Norm returns the active norm, or nil under control. Policies other than
 // the oracle must not call it.
-func (e *Env) Norm() *norms.Norm { return e.norm }
+func (e *Visit) Norm() *norms.Norm { return e.norm }
 
 // Over reports whether the visit has ended.
-func (e *Env) Over() bool { return e.over }
+func (e *Visit) Over() bool { return e.over }
 
 // MemberBows returns how many times members have bowed in the visit so
 // far. Members bow only where the norm calls for a bow, so bows are a
 // signal anyone watching can read; the validity tests measure it.
-func (e *Env) MemberBows() int { return e.bows }
+func (e *Visit) MemberBows() int { return e.bows }
 
 // Actions returns the newcomer's actions so far, in canonical text form.
-func (e *Env) Actions() []string { return append([]string(nil), e.actions...) }
+func (e *Visit) Actions() []string { return append([]string(nil), e.actions...) }
 
 // Events returns every visible event of the visit so far.
-func (e *Env) Events() []Event { return append([]Event(nil), e.all...) }
+func (e *Visit) Events() []Event { return append([]Event(nil), e.all...) }
 
 // Frame returns a copy of the current visible state.
-func (e *Env) Frame() *Frame { return e.frame.Clone() }
+func (e *Visit) Frame() *Frame { return e.frame.Clone() }
 
 // Day returns the current day, 1-based.
-func (e *Env) Day() int { return e.day + 1 }
+func (e *Visit) Day() int { return e.day + 1 }

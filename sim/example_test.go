@@ -9,8 +9,8 @@ import (
 
 // A visit starts from its id; the newcomer acts with Step. The text form
 // of each observation is the prompt a language model gets.
-func ExampleNewEnv() {
-	env, obs, err := sim.NewEnv("orchard/place.color=blue/observe/s17")
+func ExampleNewVisit() {
+	env, obs, err := sim.NewVisit("orchard/place.color=blue/observe/s17")
 	if err != nil {
 		fmt.Println(err)
 		return

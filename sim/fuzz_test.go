@@ -72,15 +72,15 @@ func FuzzParseVisitID(f *testing.F) {
 		if got, want := v.String(), s; got != want {
 			t.Errorf("ParseVisitID(%q).String() = %q, want the input", s, got)
 		}
-		env, obs, err := sim.NewEnv(s)
+		env, obs, err := sim.NewVisit(s)
 		if err != nil || env == nil || obs == nil {
-			t.Fatalf("NewEnv(%q) failed on a valid id: %v", s, err)
+			t.Fatalf("NewVisit(%q) failed on a valid id: %v", s, err)
 		}
 		if err := simtest.CheckObservation(v, obs); err != nil {
-			t.Errorf("NewEnv(%q): %v", s, err)
+			t.Errorf("NewVisit(%q): %v", s, err)
 		}
 		if obs.Day != 1 || obs.Frame.Step != 0 || env.Over() {
-			t.Errorf("NewEnv(%q) starts at day %d step %d (over: %v), want day 1 step 0", s, obs.Day, obs.Frame.Step, env.Over())
+			t.Errorf("NewVisit(%q) starts at day %d step %d (over: %v), want day 1 step 0", s, obs.Day, obs.Frame.Step, env.Over())
 		}
 	})
 }
@@ -105,7 +105,7 @@ func FuzzStep(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		env, obs, err := sim.NewEnv(id)
+		env, obs, err := sim.NewVisit(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,11 +240,11 @@ func TestParseVisitIDErrors(t *testing.T) {
 			if !errors.Is(err, sim.ErrVisitID) {
 				t.Errorf("ParseVisitID(%q) error = %q, want one wrapping ErrVisitID", tc.input, err)
 			}
-			env, obs, err := sim.NewEnv(tc.input)
+			env, obs, err := sim.NewVisit(tc.input)
 			if err == nil || env != nil || obs != nil {
-				t.Errorf("NewEnv(%q) = %v, %v, %v, want only an error", tc.input, env, obs, err)
+				t.Errorf("NewVisit(%q) = %v, %v, %v, want only an error", tc.input, env, obs, err)
 			} else if got, want := err.Error(), tc.want; !strings.Contains(got, want) || !errors.Is(err, sim.ErrVisitID) {
-				t.Errorf("NewEnv(%q) error = %q, want one wrapping ErrVisitID and containing %q", tc.input, got, want)
+				t.Errorf("NewVisit(%q) error = %q, want one wrapping ErrVisitID and containing %q", tc.input, got, want)
 			}
 			if _, err := agents.Play(tc.input, "greedy"); err == nil {
 				t.Errorf("agents.Play(%q, greedy) succeeded, want an error", tc.input)
@@ -269,7 +269,7 @@ func TestStepErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, obs, err := sim.NewEnv("orchard/place.color=blue/observe/s17")
+			env, obs, err := sim.NewVisit("orchard/place.color=blue/observe/s17")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -66,7 +66,7 @@ func TestGoldenText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, obs, err := sim.NewEnv(tc.visit)
+			_, obs, err := sim.NewVisit(tc.visit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestGoldenTexts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			env, obs, err := sim.NewEnv(id)
+			env, obs, err := sim.NewVisit(id)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -45,9 +45,9 @@ func newPolicy(t testing.TB, name, id string) agents.Policy {
 
 // replay plays actions on a fresh env for id and returns it with every
 // observation it gave as JSON: after reset, then after each action.
-func replay(t *testing.T, id string, actions []sim.Action) (*sim.Env, [][]byte) {
+func replay(t *testing.T, id string, actions []sim.Action) (*sim.Visit, [][]byte) {
 	t.Helper()
-	env, obs, err := sim.NewEnv(id)
+	env, obs, err := sim.NewVisit(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ type hidden struct {
 
 func hiddenState(t *testing.T, id string) []hidden {
 	t.Helper()
-	e, _, err := NewEnv(id)
+	e, _, err := NewVisit(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestObservationHidesTheNorm(t *testing.T) {
 		for ci, c := range []string{sim.Observe, sim.Peers, sim.Solo, sim.Told} {
 			v := sim.VisitID{World: worlds[(ni+ci)%len(worlds)], Norm: n.ID, Condition: c, Seed: uint64(70 + ni)}
 			t.Run(v.String(), func(t *testing.T) {
-				_, obs, err := sim.NewEnv(v.String())
+				_, obs, err := sim.NewVisit(v.String())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,11 +76,11 @@ func sameLastActions(a, b *sim.Observation) bool {
 // many were played.
 func leakPair(t *testing.T, a, b sim.VisitID) (compared, played int) {
 	t.Helper()
-	envA, oa, err := sim.NewEnv(a.String())
+	envA, oa, err := sim.NewVisit(a.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	envB, ob, err := sim.NewEnv(b.String())
+	envB, ob, err := sim.NewVisit(b.String())
 	if err != nil {
 		t.Fatal(err)
 	}

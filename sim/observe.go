@@ -59,7 +59,7 @@ func (n Names) ObjectName(kind string) string {
 }
 
 // Observe returns the current observation, a copy the caller owns.
-func (e *Env) Observe() *Observation {
+func (e *Visit) Observe() *Observation {
 	o := new(Observation)
 	e.observe(o)
 	return o
@@ -67,7 +67,7 @@ func (e *Env) Observe() *Observation {
 
 // observe writes the current observation into o, reusing the memory of
 // o's tiles, zones, agents and events.
-func (e *Env) observe(o *Observation) {
+func (e *Visit) observe(o *Observation) {
 	w := e.world
 	frame, events := o.Frame, o.Events
 	if events == nil {

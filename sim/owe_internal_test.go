@@ -5,7 +5,7 @@ import "testing"
 // A bow still owed when the day ends is an omission made certain: it
 // counts as a violation of that day.
 func TestOwedActAtDayEndCounts(t *testing.T) {
-	e, _, err := NewEnv("orchard/social.greet=elder/solo/s1")
+	e, _, err := NewVisit("orchard/social.greet=elder/solo/s1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,27 +115,81 @@ var scratchPool = sync.Pool{New: func() any { return &planScratch{} }}
 // It respects at most maxPlanRules rules, of which at most maxPlanRequires
 // requirements; further rules are ignored.
 func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path []Action, final Action, now, ok bool) {
+	rules, hists, k := trimPlanRules(rules, hists)
+	sc := scratchPool.Get().(*planScratch)
+	s := planSearch{f: f, i: i, nr: len(rules), key: k}
+	s.seen, s.stamp = sc.reserve(f.Width * f.Height * k.width)
+	s.crs, s.judged = sc.compile(rules)
+	from := f.Agents[i].Pos
+	start := planNode{cell: int32(from.Y*f.Width + from.X), parent: -1, h: packHists(hists, s.nr), act: -1}
+	s.seen[k.of(int(start.cell), start.h)] = s.stamp
+	q := append(sc.queue[:0], start)
+	// Without rules that carry history a bow or a use leaves the state
+	// (tile and histories) as it was: it never reaches a new one.
+	s.nsteps = len(planSteps)
+	if k.nreq == 0 {
+		s.nsteps = 4
+	}
+	for head := 0; head < len(q); head++ {
+		cur := q[head]
+		c, w := uint(cur.cell), uint(f.Width) // unsigned: no runtime call to divide under WebAssembly
+		p := Pos{int(c % w), int(c / w)}
+		if reach, here, act := goalHere(f, i, &g, p, s.crs, cur.h); reach {
+			path = pathTo(q, head)
+			sc.queue = q[:0]
+			scratchPool.Put(sc)
+			return path, act, here, true
+		}
+		q = s.expand(q, head, p)
+	}
+	sc.queue = q[:0]
+	scratchPool.Put(sc)
+	return nil, Action{}, false, false
+}
+
+// trimPlanRules keeps the rules (and their histories) a plan respects: at
+// most maxPlanRules, of which at most maxPlanRequires carry history
+// (requirements and "meet" events; other forbid rules add no search
+// state), and returns how a search numbers its states.
+func trimPlanRules(rules []norms.Rule, hists []Hist) ([]norms.Rule, []Hist, stateKey) {
 	nr := len(rules)
 	if nr > maxPlanRules {
 		rules, hists, nr = rules[:maxPlanRules], hists[:maxPlanRules], maxPlanRules
 	}
-	// Only requirements and "meet" events carry history; other forbid
-	// rules add no search state.
-	var req [maxPlanRequires]int
-	nreq := 0
-	for k := 0; k < nr; k++ {
-		if rules[k].Deontic == norms.Require || rules[k].Event.Verb == "meet" {
-			if nreq == maxPlanRequires {
-				rules, hists, nr = rules[:k], hists[:k], k
+	var k stateKey
+	for r := 0; r < nr; r++ {
+		if rules[r].Deontic == norms.Require || rules[r].Event.Verb == "meet" {
+			if k.nreq == maxPlanRequires {
+				rules, hists = rules[:r], hists[:r]
 				break
 			}
-			req[nreq] = k
-			nreq++
+			k.req[k.nreq] = r
+			k.nreq++
 		}
 	}
-	width := 1 << (3 * nreq)
-	n := f.Width * f.Height * width
-	sc := scratchPool.Get().(*planScratch)
+	k.width = 1 << (3 * k.nreq)
+	return rules, hists, k
+}
+
+// stateKey numbers a search's states: its tile, then the histories of the
+// rules that carry history (the others never change in a search).
+type stateKey struct {
+	req         [maxPlanRequires]int
+	nreq, width int
+}
+
+// of is the number of the state at cell with packed histories h.
+func (k *stateKey) of(cell int, h uint32) int {
+	b := 0
+	for j := 0; j < k.nreq; j++ {
+		b |= int(h>>(3*k.req[j])&7) << (3 * j)
+	}
+	return cell*k.width + b
+}
+
+// reserve returns the scratch's table of states seen, n long, and the
+// stamp that marks a state seen in this search.
+func (sc *planScratch) reserve(n int) ([]uint32, uint32) {
 	if len(sc.seen) < n {
 		sc.seen = make([]uint32, n)
 		sc.stamp = 0
@@ -145,14 +199,18 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 		clear(sc.seen)
 		sc.stamp = 1
 	}
-	seen, stamp := sc.seen, sc.stamp
-	crs, buf := sc.rules[:nr], sc.quals[:0]
+	return sc.seen, sc.stamp
+}
+
+// compile compiles rules into the scratch and returns them with, for
+// each kind of plan step (stepMove, stepBow, stepUse), the mask of the
+// rules that must be judged for it (the others are inert for it).
+func (sc *planScratch) compile(rules []norms.Rule) ([]compiledRule, [3]uint32) {
+	crs, buf := sc.rules[:len(rules)], sc.quals[:0]
 	for k := range crs {
 		crs[k], buf = compileRule(&rules[k], buf)
 	}
 	sc.quals = buf
-	// judged[s] has bit k set when rule k must be judged for a plan step
-	// of kind s (stepMove, stepBow, stepUse): the others are inert for it.
 	var judged [3]uint32
 	for k := range crs {
 		for s := range judged {
@@ -161,20 +219,49 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 			}
 		}
 	}
-	anyJudged := judged[stepMove]|judged[stepBow]|judged[stepUse] != 0
-	// key numbers a state: its tile, then the histories of the rules
-	// that carry history (the others never change in a search).
-	key := func(cell int, h uint32) int {
-		b := 0
-		for j := 0; j < nreq; j++ {
-			b |= int(h>>(3*req[j])&7) << (3 * j)
-		}
-		return cell*width + b
+	return crs, judged
+}
+
+// pathTo is the actions from the search's start to node head of q.
+func pathTo(q []planNode, head int) []Action {
+	steps := 0
+	for k := head; q[k].parent >= 0; k = int(q[k].parent) {
+		steps++
 	}
-	from := f.Agents[i].Pos
-	start := planNode{cell: int32(from.Y*f.Width + from.X), parent: -1, h: packHists(hists, nr), act: -1}
-	seen[key(int(start.cell), start.h)] = stamp
-	q := append(sc.queue[:0], start)
+	if steps == 0 {
+		return nil
+	}
+	path := make([]Action, steps)
+	for k := head; q[k].parent >= 0; k = int(q[k].parent) {
+		steps--
+		path[steps] = planSteps[q[k].act]
+	}
+	return path
+}
+
+// planSearch is one search of PlanPath: the frame and agent, the compiled
+// rules and the states seen.
+type planSearch struct {
+	f      *Frame
+	i      int
+	nr     int
+	crs    []compiledRule
+	judged [3]uint32
+	key    stateKey
+	seen   []uint32
+	stamp  uint32
+	nsteps int
+}
+
+// planMoves are the moves of planSteps[:4], as offsets.
+var planMoves = [4]Pos{{0, -1}, {1, 0}, {0, 1}, {-1, 0}}
+
+// expand appends to q the states one plan step from node head of q, at
+// p, that break no rule and were not seen.
+func (s *planSearch) expand(q []planNode, head int, p Pos) []planNode {
+	f, i, crs, judged := s.f, s.i, s.crs, &s.judged
+	cur := q[head]
+	t := &f.Tiles[cur.cell]
 	// tr is the transition of one plan step, written in place: only what
 	// a step changes is written, and tr stays on this function's stack
 	// (no write barriers). Only possible steps are judged, so OK is true,
@@ -185,112 +272,73 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 	tr.Agent, tr.OK, tr.Receiver, tr.Phase = i, true, -1, f.Phase
 	tr.CarryBefore = ag.Goods + ag.Litter
 	tr.CarryAfter = tr.CarryBefore
-	// Without rules that carry history a bow or a use leaves the state
-	// (tile and histories) as it was: it never reaches a new one.
-	nsteps := len(planSteps)
-	if nreq == 0 {
-		nsteps = 4
+	if judged[stepMove]|judged[stepBow]|judged[stepUse] != 0 {
+		tr.From = p
+		setTile(&tr.FromTile, t)
 	}
-	for head := 0; head < len(q); head++ {
-		cur := q[head]
-		c, w := uint(cur.cell), uint(f.Width) // unsigned: no runtime call to divide under WebAssembly
-		p := Pos{int(c % w), int(c / w)}
-		if reach, here, act := goalHere(f, i, &g, p, crs, cur.h); reach {
-			steps := 0
-			for k := head; q[k].parent >= 0; k = int(q[k].parent) {
-				steps++
+	for k := 0; k < s.nsteps; k++ {
+		kind := stepMove
+		to := p
+		if k < 4 {
+			// A move (planSteps[k]).
+			to = Pos{p.X + planMoves[k].X, p.Y + planMoves[k].Y}
+			if !f.In(to) {
+				continue
 			}
-			if steps > 0 {
-				path = make([]Action, steps)
-				for k := head; q[k].parent >= 0; k = int(q[k].parent) {
-					steps--
-					path[steps] = planSteps[q[k].act]
+			nt := f.At(to)
+			if !walkable(nt) {
+				continue
+			}
+			if judged[stepMove] == 0 {
+				// Nothing to judge: the histories stay as they are.
+				cell := to.Y*f.Width + to.X
+				if kk := s.key.of(cell, cur.h); s.seen[kk] != s.stamp {
+					s.seen[kk] = s.stamp
+					q = append(q, planNode{cell: int32(cell), parent: int32(head), h: cur.h, act: int8(k)})
 				}
+				continue
 			}
-			sc.queue = q[:0]
-			scratchPool.Put(sc)
-			return path, act, here, true
-		}
-		t := &f.Tiles[cur.cell]
-		if anyJudged {
-			tr.From = p
-			setTile(&tr.FromTile, t)
-		}
-		for k := 0; k < nsteps; k++ {
-			kind := stepMove
-			to := p
-			switch k {
-			case 0:
-				to.Y--
-			case 1:
-				to.X++
-			case 2:
-				to.Y++
-			case 3:
-				to.X--
-			}
-			if k < 4 {
-				// A move (planSteps[k]).
-				if !f.In(to) {
+			tr.Moved = true
+			setTile(&tr.ToTile, nt)
+			tr.UsedObject = ""
+		} else {
+			kind = stepBow
+			if k == 5 { // Use
+				kind = stepUse
+				switch t.Object {
+				case "bell", "well", "bin":
+				default:
 					continue
 				}
-				nt := f.At(to)
-				if !walkable(nt) {
-					continue
-				}
-				if judged[stepMove] == 0 {
-					// Nothing to judge: the histories stay as they are.
-					cell := to.Y*f.Width + to.X
-					if kk := key(cell, cur.h); seen[kk] != stamp {
-						seen[kk] = stamp
-						q = append(q, planNode{cell: int32(cell), parent: int32(head), h: cur.h, act: int8(k)})
-					}
-					continue
-				}
-				tr.Moved = true
-				setTile(&tr.ToTile, nt)
-				tr.UsedObject = ""
+				tr.UsedObject = t.Object
 			} else {
-				kind = stepBow
-				if k == 5 { // Use
-					kind = stepUse
-					switch t.Object {
-					case "bell", "well", "bin":
-					default:
-						continue
-					}
-					tr.UsedObject = t.Object
-				} else {
-					tr.UsedObject = ""
-				}
-				tr.Moved = false
-				setTile(&tr.ToTile, t)
+				tr.UsedObject = ""
 			}
-			tr.Action.Verb, tr.To = planSteps[k].Verb, to
-			// breaks, judging only the rules not inert for the step.
-			nh := cur.h
-			bad := false
-			for m := judged[kind]; m != 0 && !bad; m &= m - 1 {
-				r := bits.TrailingZeros32(m)
-				var next Hist
-				bad, next = crs[r].judge(f, &tr, histAt(nh, r))
-				nh = withHist(nh, r, next)
-			}
-			if bad || (kind == stepBow && nr > 0 && !anyBowCalledFor(crs, cur.h)) {
-				continue
-			}
-			cell := to.Y*f.Width + to.X
-			kk := key(cell, nh)
-			if seen[kk] == stamp {
-				continue
-			}
-			seen[kk] = stamp
-			q = append(q, planNode{cell: int32(cell), parent: int32(head), h: nh, act: int8(k)})
+			tr.Moved = false
+			setTile(&tr.ToTile, t)
 		}
+		tr.Action.Verb, tr.To = planSteps[k].Verb, to
+		// breaks, judging only the rules not inert for the step.
+		nh := cur.h
+		bad := false
+		for m := judged[kind]; m != 0 && !bad; m &= m - 1 {
+			r := bits.TrailingZeros32(m)
+			var next Hist
+			bad, next = crs[r].judge(f, &tr, histAt(nh, r))
+			nh = withHist(nh, r, next)
+		}
+		if bad || (kind == stepBow && s.nr > 0 && !anyBowCalledFor(crs, cur.h)) {
+			continue
+		}
+		cell := to.Y*f.Width + to.X
+		kk := s.key.of(cell, nh)
+		if s.seen[kk] == s.stamp {
+			continue
+		}
+		s.seen[kk] = s.stamp
+		q = append(q, planNode{cell: int32(cell), parent: int32(head), h: nh, act: int8(k)})
 	}
-	sc.queue = q[:0]
-	scratchPool.Put(sc)
-	return nil, Action{}, false, false
+	return q
 }
 
 // breaks reports whether tr breaks any of rules, and returns the packed

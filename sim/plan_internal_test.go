@@ -195,7 +195,7 @@ func TestPlanPathMatchesReference(t *testing.T) {
 	calls := 0
 	for v := 0; v < len(mini.Visits); v += every {
 		id := mini.Visits[v]
-		e, _, err := NewEnv(id)
+		e, _, err := NewVisit(id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -124,7 +124,7 @@ func TestProbeIsFair(t *testing.T) {
 		if v.Condition == sim.Control || v.Condition == sim.Told {
 			continue
 		}
-		env, obs, err := sim.NewEnv(id)
+		env, obs, err := sim.NewVisit(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestProbeOptions(t *testing.T) {
 		if v.Condition == sim.Control {
 			continue
 		}
-		env, _, err := sim.NewEnv(id)
+		env, _, err := sim.NewVisit(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestProbeOptions(t *testing.T) {
 		if !other {
 			t.Errorf("%s: every option is of the %s family, want one from another", id, rule.Family)
 		}
-		again, _, _ := sim.NewEnv(id)
+		again, _, _ := sim.NewVisit(id)
 		if !slices.Equal(again.Probe().Options, p.Options) {
 			t.Errorf("%s: the options changed between two resets", id)
 		}
@@ -219,7 +219,7 @@ func TestAnswerErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, _, err := sim.NewEnv(tc.visit)
+			env, _, err := sim.NewVisit(tc.visit)
 			if err != nil {
 				t.Fatal(err)
 			}

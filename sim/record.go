@@ -28,7 +28,7 @@ type Record struct {
 	Events  []Event      `json:"events"`
 	Scores  Scores       `json:"scores"`
 	Probe   *ProbeResult `json:"probe,omitempty"`
-	// Hash is the trajectory hash (Env.Hash).
+	// Hash is the trajectory hash (Visit.Hash).
 	Hash       string `json:"hash"`
 	SimVersion string `json:"sim_version"`
 	Catalog    string `json:"catalog_version"`
@@ -51,7 +51,7 @@ type ProbeResult struct {
 
 // Record returns the visit's record so far for a newcomer called agent of
 // kind client.
-func (e *Env) Record(agent, client string) Record {
+func (e *Visit) Record(agent, client string) Record {
 	r := Record{
 		Visit: e.id.String(), World: e.id.World, Norm: e.id.Norm, Condition: e.id.Condition, Variant: e.id.Variant,
 		Agent: agent, Client: client, Actions: e.Actions(), Events: e.Events(), Scores: e.Scores(),
@@ -73,15 +73,15 @@ const MaxActions = (PracticeSteps + TestSteps) * 2
 // returns the finished environment. It fails if an action does not parse,
 // the actions run past the end of the visit or stop before it, or the probe
 // answer is out of range. The record's own scores and hash are not trusted:
-// compare them with the returned Env's.
-func Replay(r Record) (*Env, error) { return ReplayIn(norms.Default(), r) }
+// compare them with the returned Visit's.
+func Replay(r Record) (*Visit, error) { return ReplayIn(norms.Default(), r) }
 
-// ReplayIn is Replay for a visit of catalog cat (see NewEnvIn).
-func ReplayIn(cat *norms.Catalog, r Record) (*Env, error) {
+// ReplayIn is Replay for a visit of catalog cat (see NewVisitIn).
+func ReplayIn(cat *norms.Catalog, r Record) (*Visit, error) {
 	if len(r.Actions) > MaxActions {
 		return nil, fmt.Errorf("sim: replay: %d actions, more than a visit can take (%d)", len(r.Actions), MaxActions)
 	}
-	env, _, err := NewEnvIn(cat, r.Visit)
+	env, _, err := NewVisitIn(cat, r.Visit)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ type pendingSanction struct {
 }
 
 // sanction has by sanction agent i now, or later under Delayed.
-func (e *Env) sanction(i int, by string) {
+func (e *Visit) sanction(i int, by string) {
 	if e.id.Variant == Delayed {
 		e.pending = append(e.pending, pendingSanction{due: e.frame.Step + sanctionDelay, agent: i, by: by})
 		return
@@ -35,7 +35,7 @@ func (e *Env) sanction(i int, by string) {
 }
 
 // give emits a sanction event (counted, traced).
-func (e *Env) give(i int, by string) {
+func (e *Visit) give(i int, by string) {
 	f := e.frame
 	if i == 0 {
 		e.sanctions[e.day]++
@@ -52,7 +52,7 @@ func (e *Env) give(i int, by string) {
 }
 
 // giveDue gives the Delayed sanctions due at the current step.
-func (e *Env) giveDue() {
+func (e *Visit) giveDue() {
 	kept := e.pending[:0]
 	for _, p := range e.pending {
 		if p.due == e.frame.Step {
@@ -65,7 +65,7 @@ func (e *Env) giveDue() {
 }
 
 // witness returns who sanctions agent i's violation, or "" if nobody saw it.
-func (e *Env) witness(i int) string {
+func (e *Visit) witness(i int) string {
 	f := e.frame
 	if e.id.Condition == Solo {
 		if i == 0 {

@@ -46,7 +46,7 @@ func (s Scores) Day(d int) (taskDone bool, sanctions int) {
 }
 
 // Scores returns the newcomer's scores so far (final once Over).
-func (e *Env) Scores() Scores {
+func (e *Visit) Scores() Scores {
 	s := Scores{Violations: make([]int, Days), Sanctions: make([]int, Days), Steps: make([]int, Days), DayRepeats: make([]int, Days)}
 	for d := 0; d < Days; d++ {
 		s.Sanctions[d] = e.sanctions[d]
@@ -110,7 +110,7 @@ type Probe struct {
 // each is therefore (almost exactly, see RATIONALE.md) equally likely to
 // be the rule: nothing in the options, the catalog or their order tells
 // which without playing.
-func (e *Env) Probe() *Probe {
+func (e *Visit) Probe() *Probe {
 	if e.norm == nil {
 		return nil
 	}
@@ -165,7 +165,7 @@ var ErrBadAnswer = errors.New("sim: probe answer out of range (want 0 to 3)")
 // Answer records the newcomer's probe answer (0-based option index) and
 // reports whether it is correct. It fails with ErrNoProbe under control
 // and with ErrBadAnswer for an index out of range, changing nothing.
-func (e *Env) Answer(k int) (bool, error) {
+func (e *Visit) Answer(k int) (bool, error) {
 	p := e.Probe()
 	if p == nil {
 		return false, ErrNoProbe
@@ -178,4 +178,4 @@ func (e *Env) Answer(k int) (bool, error) {
 }
 
 // ProbeAnswer returns the recorded probe answer, or -1.
-func (e *Env) ProbeAnswer() int { return e.answer }
+func (e *Visit) ProbeAnswer() int { return e.answer }

@@ -48,7 +48,7 @@ func (r StepResult) Done() bool { return r.Terminated || r.Truncated }
 // ErrVisitOver is returned by Step once the visit has ended.
 var ErrVisitOver = errors.New("sim: the visit is over")
 
-func (e *Env) emit(ev Event) {
+func (e *Visit) emit(ev Event) {
 	ev.Day, ev.Step = e.day+1, e.frame.Step
 	e.events = append(e.events, ev)
 	e.all = append(e.all, ev)
@@ -58,7 +58,7 @@ func (e *Env) emit(ev Event) {
 // returns the outcome. An impossible action changes nothing but the step
 // count and yields a "blocked" event. After the visit ends, Step returns
 // ErrVisitOver.
-func (e *Env) Step(a Action) (StepResult, error) {
+func (e *Visit) Step(a Action) (StepResult, error) {
 	return e.StepInto(a, new(Observation))
 }
 
@@ -67,10 +67,10 @@ func (e *Env) Step(a Action) (StepResult, error) {
 // of o's tiles, agents and events: for hosts that play many visits and
 // keep nothing of an observation once they have acted on it, where a
 // fresh observation every step is most of what a visit allocates. o may
-// be an observation the Env gave before; what it held is overwritten,
+// be an observation the Visit gave before; what it held is overwritten,
 // including the slices an earlier result shared with it. On an error o
 // is left as it was.
-func (e *Env) StepInto(a Action, o *Observation) (StepResult, error) {
+func (e *Visit) StepInto(a Action, o *Observation) (StepResult, error) {
 	res, err := e.advance(a)
 	if err != nil {
 		return res, err
@@ -81,7 +81,7 @@ func (e *Env) StepInto(a Action, o *Observation) (StepResult, error) {
 }
 
 // advance is Step without building the observation (replays need none).
-func (e *Env) advance(a Action) (StepResult, error) {
+func (e *Visit) advance(a Action) (StepResult, error) {
 	if e.over {
 		return StepResult{}, ErrVisitOver
 	}
@@ -153,7 +153,7 @@ func (e *Env) advance(a Action) (StepResult, error) {
 }
 
 // act applies agent i's action: judge it, apply it, sanction it if seen.
-func (e *Env) act(i int, a Action) {
+func (e *Visit) act(i int, a Action) {
 	f := e.frame
 	tr := f.Preview(i, f.Agents[i].Pos, a)
 	violated := false

@@ -85,7 +85,7 @@ func randomActions(t *testing.T, id string) []sim.Action {
 
 // walkTo steps the newcomer along sim.Plan until it stands where goal g
 // can be done, and returns the observation there.
-func walkTo(t *testing.T, env *sim.Env, obs *sim.Observation, g sim.Goal) *sim.Observation {
+func walkTo(t *testing.T, env *sim.Visit, obs *sim.Observation, g sim.Goal) *sim.Observation {
 	t.Helper()
 	for n := 0; n < 60; n++ {
 		a, arrived, ok := sim.Plan(&obs.Frame, 0, g, nil, nil)
@@ -135,12 +135,12 @@ func nextTo(t *testing.T, f *sim.Frame, ok func(sim.Pos, sim.Tile) bool) (sim.Po
 // TestBlocked makes each kind of impossible action happen and checks its
 // reason and that the newcomer did not change. Members stand idle under solo.
 func TestBlocked(t *testing.T) {
-	type setup func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action)
+	type setup func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action)
 	at := func(a sim.Action) setup {
-		return func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) { return obs, a }
+		return func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) { return obs, a }
 	}
 	into := func(terrain string) setup {
-		return func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+		return func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) {
 			from, verb := nextTo(t, &obs.Frame, func(_ sim.Pos, tile sim.Tile) bool { return tile.Terrain == terrain })
 			return walkTo(t, env, obs, sim.Goal{Verb: sim.Wait, At: &from}), sim.Action{Verb: verb}
 		}
@@ -152,7 +152,7 @@ func TestBlocked(t *testing.T) {
 		reason string
 	}{
 		{name: "off the edge", visit: "orchard/resource.carry=1/solo/s31",
-			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+			setup: func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				edge := sim.Pos{X: 0, Y: obs.Frame.Height - 1}
 				return walkTo(t, env, obs, sim.Goal{Verb: sim.Wait, At: &edge}), sim.Action{Verb: sim.South}
 			},
@@ -161,7 +161,7 @@ func TestBlocked(t *testing.T) {
 		{name: "into water", visit: "park/resource.carry=1/solo/s33", setup: into("water"), reason: "you cannot walk onto water"},
 		{name: "pick from nothing", visit: "orchard/resource.carry=1/solo/s34", setup: at(sim.Action{Verb: sim.Pick}), reason: "there is nothing to pick here"},
 		{name: "pick from a bare source", visit: "harbor/resource.carry=1/solo/s35",
-			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+			setup: func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				obs = walkTo(t, env, obs, sim.Goal{Verb: sim.Pick, Object: "source"})
 				res, err := env.Step(sim.Action{Verb: sim.Pick})
 				if err != nil || hasBlocked(res.Events) {
@@ -171,7 +171,7 @@ func TestBlocked(t *testing.T) {
 			},
 			reason: "there is nothing left to pick here yet"},
 		{name: "drop with empty hands", visit: "library/resource.carry=1/solo/s36",
-			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+			setup: func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				res, err := env.Step(sim.Action{Verb: sim.Drop}) // the litter every day starts with
 				if err != nil {
 					t.Fatal(err)
@@ -181,14 +181,14 @@ func TestBlocked(t *testing.T) {
 			reason: "you are not carrying anything"},
 		{name: "use bare ground", visit: "orchard/resource.carry=1/solo/s37", setup: at(sim.Action{Verb: sim.Use}), reason: "there is nothing to use here"},
 		{name: "use the basket", visit: "orchard/resource.carry=1/solo/s38",
-			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+			setup: func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				return walkTo(t, env, obs, sim.Goal{Verb: sim.Wait, Object: "basket"}), sim.Action{Verb: sim.Use}
 			},
 			reason: "nothing happens when you use the basket"},
 		{name: "give to nobody", visit: "orchard/resource.carry=1/solo/s39", setup: at(sim.Action{Verb: sim.Give, Target: "zed"}), reason: "there is nobody called zed"},
 		{name: "give to yourself", visit: "orchard/resource.carry=1/solo/s40", setup: at(sim.Action{Verb: sim.Give, Target: sim.NewcomerID}), reason: "you cannot give to yourself"},
 		{name: "give to someone far", visit: "orchard/resource.carry=1/solo/s41",
-			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+			setup: func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				for _, a := range obs.Frame.Agents[1:] {
 					if cheb(a.Pos, obs.Frame.Agents[0].Pos) > 1 {
 						return obs, sim.Action{Verb: sim.Give, Target: a.ID}
@@ -199,7 +199,7 @@ func TestBlocked(t *testing.T) {
 			},
 			reason: "is not next to you"},
 		{name: "give with nothing", visit: "orchard/resource.carry=1/solo/s42",
-			setup: func(t *testing.T, env *sim.Env, obs *sim.Observation) (*sim.Observation, sim.Action) {
+			setup: func(t *testing.T, env *sim.Visit, obs *sim.Observation) (*sim.Observation, sim.Action) {
 				elder := obs.Frame.Agents[1]
 				obs = walkTo(t, env, obs, sim.Goal{Verb: sim.Wait, At: &elder.Pos})
 				return obs, sim.Action{Verb: sim.Give, Target: elder.ID}
@@ -208,7 +208,7 @@ func TestBlocked(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, obs, err := sim.NewEnv(tc.visit)
+			env, obs, err := sim.NewVisit(tc.visit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +242,7 @@ func TestBlocked(t *testing.T) {
 
 // TestGive hands a good to an idle member next to the newcomer.
 func TestGive(t *testing.T) {
-	env, obs, err := sim.NewEnv("orchard/resource.carry=1/solo/s43")
+	env, obs, err := sim.NewVisit("orchard/resource.carry=1/solo/s43")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestGive(t *testing.T) {
 // TestObservationIsACopy changes a returned observation and checks that
 // the env did not notice.
 func TestObservationIsACopy(t *testing.T) {
-	env, obs, err := sim.NewEnv("orchard/place.color=blue/observe/s17")
+	env, obs, err := sim.NewVisit("orchard/place.color=blue/observe/s17")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestDayChangeEventsOnce(t *testing.T) {
 	for _, id := range []string{"orchard/order.bow=drop/solo/s1", "market/order.bow=drop/solo/s2"} {
 		t.Run(id, func(t *testing.T) {
 			p := newPolicy(t, "greedy", id)
-			env, obs, err := sim.NewEnv(id)
+			env, obs, err := sim.NewVisit(id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -338,7 +338,7 @@ func TestDayChangeEventsOnce(t *testing.T) {
 // before entering the market), waits out the practice day, then walks into
 // the market.
 func TestHistResetsEachDay(t *testing.T) {
-	env, obs, err := sim.NewEnv("orchard/order.bow=market/solo/s44")
+	env, obs, err := sim.NewVisit("orchard/order.bow=market/solo/s44")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestStepActionsReplay(t *testing.T) {
 	const id = "orchard/none/control/s3"
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, _, err := sim.NewEnv(id)
+			env, _, err := sim.NewVisit(id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -424,11 +424,11 @@ func TestStepInto(t *testing.T) {
 	for _, id := range []string{"orchard/place.color=blue/observe/s17", "harbor/order.bow=drop/solo/s2", "park/none/control/s5"} {
 		t.Run(id, func(t *testing.T) {
 			p := newPolicy(t, "greedy", id)
-			a, obs, err := sim.NewEnv(id)
+			a, obs, err := sim.NewVisit(id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, into, err := sim.NewEnv(id)
+			b, into, err := sim.NewVisit(id)
 			if err != nil {
 				t.Fatal(err)
 			}

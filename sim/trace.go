@@ -14,42 +14,42 @@ import (
 // every hash, and needs a Version bump.
 
 // traceVisit writes the visit's first line.
-func (e *Env) traceVisit() {
+func (e *Visit) traceVisit() {
 	fmt.Fprintf(e.trace, "normgym sim %s visit %s\n", Version, e.id)
 }
 
 // traceDay writes the line that starts day (0-based).
-func (e *Env) traceDay(day int) {
+func (e *Visit) traceDay(day int) {
 	fmt.Fprintf(e.trace, "day %d\n", day)
 }
 
 // traceTick starts the line of the tick taken at step, with the
 // newcomer's action (canonical text).
-func (e *Env) traceTick(step int, action string) {
+func (e *Visit) traceTick(step int, action string) {
 	e.traceLine = strconv.AppendInt(e.traceLine[:0], int64(step), 10)
 	e.traceLine = append(e.traceLine, ' ')
 	e.traceLine = append(e.traceLine, action...)
 }
 
 // traceAct adds a member's action to the tick's line.
-func (e *Env) traceAct(action string) {
+func (e *Visit) traceAct(action string) {
 	e.traceLine = append(append(e.traceLine, ' '), action...)
 }
 
 // traceSanction adds a sanction given by by to to the tick's line.
-func (e *Env) traceSanction(by, to string) {
+func (e *Visit) traceSanction(by, to string) {
 	e.traceLine = append(append(append(append(e.traceLine, " !"...), by...), '>'), to...)
 }
 
 // traceEnd writes the tick's line.
-func (e *Env) traceEnd() {
+func (e *Visit) traceEnd() {
 	e.traceLine = append(e.traceLine, '\n')
 	e.trace.Write(e.traceLine)
 }
 
 // Hash returns the trajectory hash so far: SHA-256 over the visit id and
 // every agent's action and every sanction, tick by tick, in hex.
-func (e *Env) Hash() string {
+func (e *Visit) Hash() string {
 	// Sum does not change the running hash.
 	return hex.EncodeToString(e.trace.Sum(nil))
 }

@@ -23,8 +23,8 @@ func TestTransferVisitIDs(t *testing.T) {
 // same norm; the whole visit stays deterministic.
 func TestTransferTestDayWorld(t *testing.T) {
 	const id = "market>harbor/resource.carry=1/observe/s21"
-	run := func() (*sim.Env, []string) {
-		env, obs, err := sim.NewEnv(id)
+	run := func() (*sim.Visit, []string) {
+		env, obs, err := sim.NewVisit(id)
 		if err != nil {
 			t.Fatal(err)
 		}

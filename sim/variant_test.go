@@ -46,7 +46,7 @@ func checkVisitIDs(t *testing.T, tests []visitIDCase) {
 }
 
 // greedyRun plays a whole visit with the greedy baseline.
-func greedyRun(t *testing.T, id string) *sim.Env {
+func greedyRun(t *testing.T, id string) *sim.Visit {
 	t.Helper()
 	env, err := agents.Play(id, "greedy")
 	if err != nil {
@@ -63,7 +63,7 @@ func TestDelayedSanctionsComeTwoStepsLate(t *testing.T) {
 	if plain.Hash() == late.Hash() {
 		t.Fatal("delayed sanctions left the trajectory unchanged")
 	}
-	steps := func(env *sim.Env) []int {
+	steps := func(env *sim.Visit) []int {
 		var s []int
 		for _, ev := range env.Events() {
 			if ev.Kind == "sanction" && ev.Day == 1 {

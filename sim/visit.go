@@ -76,7 +76,7 @@ func (v VisitID) DayWorld(d int) string {
 	return v.World
 }
 
-// ErrVisitID is wrapped by every error of ParseVisitID, and so of NewEnv
+// ErrVisitID is wrapped by every error of ParseVisitID, and so of NewVisit
 // for a bad id: test for it with errors.Is.
 var ErrVisitID = errors.New("sim: bad visit id")
 

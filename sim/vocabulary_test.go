@@ -20,7 +20,7 @@ var thingWords = []string{"source", "basket", "bell", "well", "bin", "litter", "
 func TestOneVocabulary(t *testing.T) {
 	word := regexp.MustCompile(`[a-z]+`)
 	for _, w := range sim.Worlds() {
-		env, obs, err := sim.NewEnv(w.Name + "/place.color=red/observe/s1")
+		env, obs, err := sim.NewVisit(w.Name + "/place.color=red/observe/s1")
 		if err != nil {
 			t.Fatal(err)
 		}

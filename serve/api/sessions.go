@@ -138,18 +138,19 @@ type SessionResult struct {
 	Record *sim.Record `json:"record,omitempty"`
 }
 
-// SessionStep is the body of POST /api/sessions/{token}/step.
+// SessionStep is the body of POST /api/session/step (the session named by
+// its token in Authorization: Bearer).
 type SessionStep struct {
 	Action string `json:"action"`
 }
 
-// SessionAnswer is the body of POST /api/sessions/{token}/answer.
+// SessionAnswer is the body of POST /api/session/answer.
 type SessionAnswer struct {
 	Answer     int      `json:"answer"`
 	Confidence *float64 `json:"confidence,omitempty"`
 }
 
-// SessionTrail is GET /api/sessions/{token}/trail: every action taken and
+// SessionTrail is GET /api/session/trail: every action taken and
 // every event the newcomer saw so far, so that a page that reloads can
 // draw the visit's feed again.
 type SessionTrail struct {

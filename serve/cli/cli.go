@@ -27,14 +27,22 @@ type command struct {
 	run     func(e *env) error
 }
 
+// commands are the subcommands: every one is registered here, and only
+// here.
 var commands = map[string]command{
-	"norms":  {"list the norm catalog", cmdNorms},
-	"suites": {"list the suites", cmdSuites},
-	"run":    {"run baseline newcomers over a suite", cmdRun},
-	"replay": {"re-execute result records and check their scores and hashes", cmdReplay},
-	"report": {"tables and charts from result records", cmdReport},
-	"show":   {"print the text observation a model sees at a visit's start", cmdShow},
-	"play":   {"play a visit in the terminal", cmdPlay},
+	"norms":         {"list the norm catalog", cmdNorms},
+	"suites":        {"list the suites", cmdSuites},
+	"run":           {"run baseline newcomers over a suite", cmdRun},
+	"eval":          {"run a language model (any OpenAI-compatible endpoint) over a suite", cmdEval},
+	"demos":         {"write a baseline's visits as chat-format JSON Lines for fine-tuning", cmdDemos},
+	"replay":        {"re-execute result records and check their scores and hashes", cmdReplay},
+	"report":        {"tables and charts from result records", cmdReport},
+	"show":          {"print the text observation a model sees at a visit's start", cmdShow},
+	"play":          {"play a visit in the terminal", cmdPlay},
+	"serve":         {"run the NormGym site: web app, verified runs, leaderboard, classrooms", cmdServe},
+	"teacher-key":   {"make a teacher key for a server's --teacher-keys file", cmdTeacherKey},
+	"submitter-key": {"make a submitter key for a server's --submitter-keys file", cmdSubmitterKey},
+	"version":       {"print the versions a result depends on and the embedded sim.wasm's hash", cmdVersion},
 }
 
 // errUsage marks a usage error: exit code 2.

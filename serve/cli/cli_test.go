@@ -248,7 +248,7 @@ func TestReportFormats(t *testing.T) {
 
 func TestShowPrintsTheModelText(t *testing.T) {
 	const visit = "park/order.bow=market/observe/s3"
-	_, obs, err := sim.NewEnv(visit)
+	_, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,20 +4,18 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"strings"
 	"sync"
 
+	"github.com/normgym/normgym/serve/internal/workers"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/prompt"
 )
-
-func init() {
-	commands["demos"] = command{"write a baseline's visits as chat-format JSON Lines for fine-tuning", cmdDemos}
-}
 
 // demo is one line of demos' output: a whole visit as one conversation.
 type demo struct {
@@ -94,8 +92,8 @@ func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string,
 		mu   sync.Mutex
 		next int
 	)
-	err := forEach(ctx, len(visits), parallel, func(ctx context.Context, i int) error {
-		msgs, err := demoConversation(visits[i], agent, v)
+	err := workers.ForEach(ctx, len(visits), parallel, func(ctx context.Context, i int) error {
+		msgs, err := demoConversation(ctx, visits[i], agent, v)
 		var b []byte
 		if err == nil {
 			b, err = json.Marshal(demo{msgs})
@@ -127,12 +125,13 @@ func writeDemos(ctx context.Context, w io.Writer, visits []string, agent string,
 // "ANSWER: <k>". Unlike eval's requests (prompt.Conversation), past turns
 // keep their view, so that each action is trained with the view it was
 // chosen on.
-func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, error) {
-	env, obs, err := sim.NewEnv(visit)
+func demoConversation(ctx context.Context, visit, agent string, v prompt.Variant) ([]prompt.Message, error) {
+	env := new(sim.Native)
+	t, err := env.Reset(ctx, visit)
 	if err != nil {
 		return nil, err
 	}
-	p, err := agents.ForEnv(agent, env)
+	p, err := agents.ForEnv(agent, env.Visit())
 	if err != nil {
 		return nil, err
 	}
@@ -140,18 +139,23 @@ func demoConversation(visit, agent string, v prompt.Variant) ([]prompt.Message, 
 	turn := func(user, reply string) {
 		ms = append(ms, prompt.Message{Role: "user", Content: user}, prompt.Message{Role: "assistant", Content: reply})
 	}
-	for !env.Over() {
-		text := obs.Text()
-		a := p.Act(obs)
-		res, err := env.Step(a)
+	for !t.Over {
+		obs, err := env.Observe(ctx)
 		if err != nil {
 			return nil, err
 		}
-		turn(text, "ACTION: "+a.String())
-		obs = res.Observation
+		a := p.Act(obs)
+		next, err := env.Step(ctx, a.String())
+		if err != nil {
+			return nil, err
+		}
+		turn(t.Text, "ACTION: "+a.String())
+		t = next
 	}
-	if pr := env.Probe(); pr != nil {
-		turn(prompt.ProbePrompt(obs.Text(), pr), fmt.Sprintf("ANSWER: %d", p.Answer(pr)+1))
+	if pr, err := env.Probe(ctx); err == nil {
+		turn(prompt.ProbePrompt(t.Text, pr), fmt.Sprintf("ANSWER: %d", p.Answer(pr)+1))
+	} else if !errors.Is(err, sim.ErrNoProbe) {
+		return nil, err
 	}
 	return ms, nil
 }

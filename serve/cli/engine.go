@@ -16,6 +16,8 @@ type engine interface {
 	Replay(ctx context.Context, rec sim.Record) (sim.Record, []string, error)
 	// SHA256 identifies the engine: the module's SHA-256, or "native".
 	SHA256() string
+	// NewEnv returns an Env for one visit at a time (a model's).
+	NewEnv() sim.Env
 	Close() error
 }
 
@@ -38,5 +40,6 @@ func (nativeEngine) Replay(_ context.Context, rec sim.Record) (sim.Record, []str
 	return out, diffs, err
 }
 
-func (nativeEngine) SHA256() string { return "native" }
-func (nativeEngine) Close() error   { return nil }
+func (nativeEngine) SHA256() string  { return "native" }
+func (nativeEngine) NewEnv() sim.Env { return &sim.Native{SimSHA256: "native"} }
+func (nativeEngine) Close() error    { return nil }

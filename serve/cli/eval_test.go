@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/normgym/normgym/serve/harness"
 	"github.com/normgym/normgym/serve/llm"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/prompt"
@@ -227,9 +228,9 @@ func evalCLI(ctx context.Context, args ...string) (int, string, string) {
 
 // nativeTexts replays a record's actions natively and returns the text
 // observation before each action, and the last one.
-func nativeTexts(t testing.TB, rec sim.Record) ([]string, string, *sim.Env) {
+func nativeTexts(t testing.TB, rec sim.Record) ([]string, string, *sim.Visit) {
 	t.Helper()
-	env, obs, err := sim.NewEnv(rec.Visit)
+	env, obs, err := sim.NewVisit(rec.Visit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +364,7 @@ func TestEvalFullVisit(t *testing.T) {
 	}
 	reqs := f.requests()
 	checkPrompts(t, reqs, r, prompt.Plain)
-	x, ok := readExtra(r)
+	x, ok := prompt.ReadExtra(r.Extra)
 	if !ok {
 		t.Fatalf("record extra unreadable: %v", r.Extra)
 	}
@@ -404,7 +405,7 @@ func TestEvalJSONSummary(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var s evalSummary
+	var s harness.Summary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("not a summary: %v\n%s", err, stdout)
 	}
@@ -438,7 +439,7 @@ func TestEvalReflect(t *testing.T) {
 	if got, want := next.Messages[0].Content, prompt.SystemPrompt(prompt.Reflect, []string{note}); got != want {
 		t.Errorf("system prompt with notes:\n got %q\nwant %q", got, want)
 	}
-	x, _ := readExtra(r)
+	x, _ := prompt.ReadExtra(r.Extra)
 	if len(x.Notes) != 1 || x.Notes[0] != note || x.StepLog[practice].Kind != "notes" {
 		t.Errorf("extra notes %q, step_log[%d] %+v", x.Notes, practice, x.StepLog[practice])
 	}
@@ -462,7 +463,7 @@ func TestEvalContextBudget(t *testing.T) {
 			t.Fatalf("request %d: %d characters in %d messages, over the budget %d", i+1, n, len(r.Messages), budget)
 		}
 	}
-	x, _ := readExtra(readOut(t, out)[0])
+	x, _ := prompt.ReadExtra(readOut(t, out)[0].Extra)
 	if len(x.History.Trims) == 0 || x.History.CollapsedTurns == 0 || x.History.BudgetChars != budget {
 		t.Errorf("history %+v: want trims and budget %d", x.History, budget)
 	}
@@ -479,8 +480,9 @@ func TestEvalControlVisit(t *testing.T) {
 	if !strings.Contains(control, "/control/") {
 		t.Fatalf("%s is not a control visit", control)
 	}
-	ev := &evaluator{client: client, steps: nativeSteps{}, model: "m", variant: prompt.NormAware, opt: prompt.DefaultOptions(), suite: suite}
-	r, err := ev.runVisit(context.Background(), control)
+	h := &harness.Harness{Chat: client.Chat, Endpoint: client.Host(), Model: "m", Suite: suite, NewEnv: nativeEngine{}.NewEnv,
+		Settings: harness.Settings{Variant: prompt.NormAware, Options: prompt.DefaultOptions()}}
+	r, err := h.Visit(context.Background(), control)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +573,7 @@ func TestEvalFaults(t *testing.T) {
 				t.Errorf("took %v, want at least %v (Retry-After)", el, tt.minTime)
 			}
 			r := readOut(t, out)[0]
-			x, _ := readExtra(r)
+			x, _ := prompt.ReadExtra(r.Extra)
 			if got, want := x.Usage.Retries, tt.wantRetries; got != want {
 				t.Errorf("retries = %d, want %d", got, want)
 			}
@@ -655,7 +657,7 @@ func TestEvalResume(t *testing.T) {
 	}
 	var want int
 	for _, r := range all[len(first):] {
-		x, _ := readExtra(r)
+		x, _ := prompt.ReadExtra(r.Extra)
 		want += x.Usage.Requests
 	}
 	// A request the killed run had in flight may reach the endpoint after
@@ -697,7 +699,7 @@ func TestEvalCacheRerun(t *testing.T) {
 		if byVisit[r.Visit].Hash != r.Hash {
 			t.Errorf("%s: the cached re-run's trajectory differs", r.Visit)
 		}
-		x, _ := readExtra(r)
+		x, _ := prompt.ReadExtra(r.Extra)
 		if x.Usage.Cached != x.Usage.Requests {
 			t.Errorf("%s: %d of %d requests cached", r.Visit, x.Usage.Cached, x.Usage.Requests)
 		}
@@ -792,7 +794,7 @@ func TestEvalResumeRefusesOtherSettings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := good
 			if tt.edit != nil {
-				r, err := decodeRecord(bytes.TrimSpace(good))
+				r, err := harness.DecodeRecord(bytes.TrimSpace(good))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -822,44 +824,6 @@ func TestEvalResumeRefusesOtherSettings(t *testing.T) {
 	}
 }
 
-// TestEvalMatchesReference: for the same visit and replies, eval sends
-// exactly the messages of prompt.Play, the protocol's reference (which
-// the browser's model mode is held to as well), for every variant.
-func TestEvalMatchesReference(t *testing.T) {
-	for _, v := range prompt.Variants() {
-		t.Run(string(v), func(t *testing.T) {
-			setKey(t)
-			f := newFakeLLM(t, testKey, "m")
-			dir := t.TempDir()
-			out := filepath.Join(dir, "out.jsonl")
-			code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--native", "--limit", "1", "--parallel", "1", "--out", out, "--prompt", string(v))...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			rec := readOut(t, out)[0]
-			var want [][]prompt.Message
-			env, _, err := prompt.Play(rec.Visit, v, prompt.DefaultOptions(), func(_ prompt.Kind, ms []prompt.Message) string {
-				want = append(want, ms)
-				return scriptedReply(llm.Request{Messages: ms})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := f.requests()
-			if len(got) != len(want) || env.Hash() != rec.Hash {
-				t.Fatalf("%d requests, reference %d; hash %s, reference %s", len(got), len(want), rec.Hash, env.Hash())
-			}
-			for i := range got {
-				a, _ := json.Marshal(got[i].Messages)
-				b, _ := json.Marshal(want[i])
-				if !bytes.Equal(a, b) {
-					t.Fatalf("request %d differs from the reference's", i+1)
-				}
-			}
-		})
-	}
-}
-
 // TestEvalDryRun: --dry-run needs no endpoint, sends nothing, writes
 // nothing, and its figures hold together.
 func TestEvalDryRun(t *testing.T) {
@@ -869,7 +833,7 @@ func TestEvalDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var est runEstimate
+	var est harness.Estimate
 	if err := json.Unmarshal([]byte(stdout), &est); err != nil {
 		t.Fatalf("not an estimate: %v\n%s", err, stdout)
 	}
@@ -913,7 +877,7 @@ func TestEvalCachedTokens(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	x, _ := readExtra(readOut(t, out)[0])
+	x, _ := prompt.ReadExtra(readOut(t, out)[0].Extra)
 	u := x.Usage
 	if u.CacheReported != u.Requests || u.CachedPromptTokens == 0 || u.RequestBytes == 0 || u.UnsharedBytes == 0 || u.UnsharedBytes > u.RequestBytes/5 {
 		t.Errorf("usage %+v", u)
@@ -931,7 +895,7 @@ func TestEvalCachedTokens(t *testing.T) {
 // waitOnlyVisit plays one whole visit of standard with a model that only
 // waits (160 steps, one request at a time) through eval's harness, and
 // returns its record's extra.
-func waitOnlyVisit(tb testing.TB) evalExtra {
+func waitOnlyVisit(tb testing.TB) prompt.Extra {
 	f := newFakeLLM(tb, "", "m")
 	f.record = false
 	f.policy = func(llm.Request) string { return "ACTION: wait" }
@@ -941,17 +905,17 @@ func waitOnlyVisit(tb testing.TB) evalExtra {
 	}
 	suite, _ := sim.LookupSuite("standard")
 	temp := 0.0
-	ev := &evaluator{client: client, steps: nativeSteps{}, model: "gpt-4o-mini", variant: prompt.Plain, opt: prompt.DefaultOptions(),
-		temperature: &temp, maxTokens: 1024, suite: suite}
-	f.model = ev.model
-	r, err := ev.runVisit(context.Background(), suite.Visits[0])
+	h := &harness.Harness{Chat: client.Chat, Endpoint: client.Host(), Model: "gpt-4o-mini", Suite: suite, NewEnv: nativeEngine{}.NewEnv,
+		Settings: harness.Settings{Variant: prompt.Plain, Options: prompt.DefaultOptions(), Temperature: &temp, MaxTokens: 1024}}
+	f.model = h.Model
+	r, err := h.Visit(context.Background(), suite.Visits[0])
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if len(r.Actions) != sim.PracticeSteps+sim.TestSteps {
 		tb.Fatalf("%d steps, want %d", len(r.Actions), sim.PracticeSteps+sim.TestSteps)
 	}
-	x, _ := readExtra(r)
+	x, _ := prompt.ReadExtra(r.Extra)
 	return x
 }
 
@@ -974,9 +938,9 @@ func TestEvalWaitOnlyVisitSize(t *testing.T) {
 		h.Requests, h.SentChars, h.UnsharedChars, x.Usage.RequestBytes, x.Usage.UnsharedBytes)
 }
 
-// benchEvaluator returns an evaluator on a fake endpoint with the given
-// latency, and the endpoint.
-func benchEvaluator(b *testing.B, native bool, latency time.Duration, cacheDir string, parallel int) (*evaluator, *fakeLLM) {
+// benchHarness returns a harness on a fake endpoint with the given
+// latency, the endpoint, and the time its Envs spend in the sim.
+func benchHarness(b *testing.B, native bool, latency time.Duration, cacheDir string, parallel int) (*harness.Harness, *fakeLLM, *atomic.Int64) {
 	f := newFakeLLM(b, "", "m")
 	f.record, f.latency, f.light = false, latency, true
 	opt := llm.Options{Retries: llm.NoRetries, MaxConns: parallel}
@@ -997,56 +961,47 @@ func benchEvaluator(b *testing.B, native bool, latency time.Duration, cacheDir s
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { eng.Close() })
-	steps, err := stepEngineFor(eng)
-	if err != nil {
-		b.Fatal(err)
-	}
 	suite, _ := sim.LookupSuite("mini")
 	temp := 0.0
-	return &evaluator{client: client, steps: &timedSteps{e: steps}, model: "m", variant: prompt.Plain, opt: prompt.DefaultOptions(),
-		temperature: &temp, maxTokens: 1024, suite: suite}, f
+	ns := new(atomic.Int64)
+	h := &harness.Harness{Chat: client.Chat, Endpoint: client.Host(), Model: "m", Suite: suite,
+		NewEnv:   func() sim.Env { return timedEnv{eng.NewEnv(), ns} },
+		Settings: harness.Settings{Variant: prompt.Plain, Options: prompt.DefaultOptions(), Temperature: &temp, MaxTokens: 1024}}
+	return h, f, ns
 }
 
-// timedSteps sums the time spent in the sim engine.
-type timedSteps struct {
-	e  stepEngine
-	ns atomic.Int64
+// timedEnv sums the time an Env spends in the sim into ns.
+type timedEnv struct {
+	sim.Env
+	ns *atomic.Int64
 }
 
-func (t *timedSteps) start(ctx context.Context, id string) (stepVisit, *sim.Observation, string, error) {
+func (t timedEnv) since(start time.Time) { t.ns.Add(int64(time.Since(start))) }
+
+func (t timedEnv) Reset(ctx context.Context, visit string) (sim.Turn, error) {
 	defer t.since(time.Now())
-	v, obs, text, err := t.e.start(ctx, id)
-	return &timedVisit{v, t}, obs, text, err
+	return t.Env.Reset(ctx, visit)
 }
 
-func (t *timedSteps) since(start time.Time) { t.ns.Add(int64(time.Since(start))) }
-
-type timedVisit struct {
-	v stepVisit
-	t *timedSteps
+func (t timedEnv) Step(ctx context.Context, action string) (sim.Turn, error) {
+	defer t.since(time.Now())
+	return t.Env.Step(ctx, action)
 }
 
-func (v *timedVisit) step(ctx context.Context, a string) (stepResult, error) {
-	defer v.t.since(time.Now())
-	return v.v.step(ctx, a)
+func (t timedEnv) Probe(ctx context.Context) (*sim.Probe, error) {
+	defer t.since(time.Now())
+	return t.Env.Probe(ctx)
 }
 
-func (v *timedVisit) probe(ctx context.Context) (*sim.Probe, error) {
-	defer v.t.since(time.Now())
-	return v.v.probe(ctx)
+func (t timedEnv) Answer(ctx context.Context, k int, c *float64) (bool, error) {
+	defer t.since(time.Now())
+	return t.Env.Answer(ctx, k, c)
 }
 
-func (v *timedVisit) answer(ctx context.Context, k int) error {
-	defer v.t.since(time.Now())
-	return v.v.answer(ctx, k)
+func (t timedEnv) Record(ctx context.Context, agent, client string) (sim.Record, error) {
+	defer t.since(time.Now())
+	return t.Env.Record(ctx, agent, client)
 }
-
-func (v *timedVisit) record(ctx context.Context, agent string) (sim.Record, error) {
-	defer v.t.since(time.Now())
-	return v.v.record(ctx, agent)
-}
-
-func (v *timedVisit) close() { v.v.close() }
 
 // BenchmarkEvalStep is the harness overhead per step against an endpoint
 // that answers at once over loopback (reading the body and replying,
@@ -1068,25 +1023,24 @@ func BenchmarkEvalStep(b *testing.B) {
 			if c.cache {
 				dir = b.TempDir()
 			}
-			ev, f := benchEvaluator(b, c.native, 0, dir, 1)
+			h, f, ns := benchHarness(b, c.native, 0, dir, 1)
 			if c.cache {
-				if _, err := ev.runVisit(context.Background(), visit); err != nil { // fill the cache
+				if _, err := h.Visit(context.Background(), visit); err != nil { // fill the cache
 					b.Fatal(err)
 				}
 			}
 			steps, calls := 0, f.calls.Load()
-			ts := ev.steps.(*timedSteps)
-			ts.ns.Store(0)
+			ns.Store(0)
 			b.ResetTimer()
 			for b.Loop() {
-				r, err := ev.runVisit(context.Background(), visit)
+				r, err := h.Visit(context.Background(), visit)
 				if err != nil {
 					b.Fatal(err)
 				}
 				steps += len(r.Actions)
 			}
 			total := b.Elapsed().Seconds() * 1e3 / float64(steps)
-			simMS := float64(ts.ns.Load()) / 1e6 / float64(steps)
+			simMS := float64(ns.Load()) / 1e6 / float64(steps)
 			b.ReportMetric(total, "ms/step")
 			b.ReportMetric(simMS, "sim-ms/step")
 			b.ReportMetric(total-simMS, "harness-ms/step")
@@ -1116,7 +1070,7 @@ func BenchmarkEvalThroughput(b *testing.B) {
 }
 
 func benchThroughput(b *testing.B, native bool, parallel int, latency, window time.Duration) {
-	ev, f := benchEvaluator(b, native, latency, "", parallel)
+	h, f, _ := benchHarness(b, native, latency, "", parallel)
 	suite, _ := sim.LookupSuite("mini")
 	var rate float64
 	for b.Loop() {
@@ -1132,7 +1086,7 @@ func benchThroughput(b *testing.B, native bool, parallel int, latency, window ti
 			time.Sleep(span)
 			measured <- float64(f.answers.Load()-n0) / span.Seconds()
 		}()
-		ev.runVisits(ctx, suite.Visits[:parallel], parallel, func(sim.Record) error { return nil })
+		h.Visits(ctx, suite.Visits[:parallel], parallel, func(sim.Record) error { return nil })
 		cancel()
 		rate = <-measured
 	}
@@ -1158,7 +1112,7 @@ const evalTestParallel = 2
 //     and the uncached part with prefix caching (uncached-tokens/visit).
 func BenchmarkEvalVisitCost(b *testing.B) {
 	b.Run("wait-only", func(b *testing.B) {
-		var x evalExtra
+		var x prompt.Extra
 		for b.Loop() {
 			x = waitOnlyVisit(b)
 		}
@@ -1170,11 +1124,11 @@ func BenchmarkEvalVisitCost(b *testing.B) {
 	})
 	b.Run("mini", func(b *testing.B) {
 		suite, _ := sim.LookupSuite("mini")
-		s := runSettings{variant: prompt.Plain, opt: prompt.DefaultOptions(), maxTokens: 1024}
-		var est *runEstimate
+		s := harness.Settings{Variant: prompt.Plain, Options: prompt.DefaultOptions(), MaxTokens: 1024}
+		var est *harness.Estimate
 		for b.Loop() {
 			var err error
-			if est, err = estimateRun(context.Background(), suite.Visits, s, 150, 2, io.Discard); err != nil {
+			if est, err = harness.EstimateRun(context.Background(), suite.Visits, s, 150, 2, func() {}); err != nil {
 				b.Fatal(err)
 			}
 		}

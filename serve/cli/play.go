@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -19,14 +21,19 @@ func cmdShow(e *env) error {
 	if len(pos) != 1 {
 		return usageError("show needs one visit id, as in orchard/place.color=blue/observe/s17")
 	}
-	_, obs, err := sim.NewEnv(pos[0])
+	env := new(sim.Native)
+	turn, err := env.Reset(e.ctx, pos[0])
 	if err != nil {
 		return usageError("%v", err)
 	}
 	if *asJSON {
+		obs, err := env.Observe(e.ctx)
+		if err != nil {
+			return err
+		}
 		return writeJSON(e.stdout, obs)
 	}
-	_, err = fmt.Fprint(e.stdout, obs.Text())
+	_, err = fmt.Fprint(e.stdout, turn.Text)
 	return err
 }
 
@@ -50,64 +57,86 @@ func cmdPlay(e *env) error {
 	if len(pos) != 1 {
 		return usageError("play needs one visit id, as in orchard/place.color=blue/observe/s17")
 	}
-	env, obs, err := sim.NewEnv(pos[0])
+	env := &sim.Native{SimSHA256: "native"}
+	turn, err := env.Reset(e.ctx, pos[0])
 	if err != nil {
 		return usageError("%v", err)
 	}
 	in := bufio.NewScanner(e.stdin)
-	fmt.Fprint(e.stdout, obs.Text())
-	for !env.Over() {
+	fmt.Fprint(e.stdout, turn.Text)
+	for n := 0; !turn.Over; {
 		fmt.Fprint(e.stdout, "> ")
 		if !in.Scan() {
-			return fmt.Errorf("input ended before the visit did (%d actions taken)", len(env.Actions()))
+			return fmt.Errorf("input ended before the visit did (%d actions taken)", n)
 		}
 		line := strings.ToLower(strings.TrimSpace(in.Text()))
 		if line == "quit" || line == "q" {
-			return fmt.Errorf("stopped after %d actions", len(env.Actions()))
+			return fmt.Errorf("stopped after %d actions", n)
 		}
 		if a, ok := keyActions[line]; ok {
 			line = a
 		}
-		a, err := sim.ParseAction(line)
-		if err != nil {
+		next, err := env.Step(e.ctx, line)
+		if errors.Is(err, sim.ErrAction) {
 			fmt.Fprintln(e.stdout, strings.TrimPrefix(err.Error(), "sim: "))
 			continue
-		}
-		res, err := env.Step(a)
-		if err != nil {
+		} else if err != nil {
 			return err
 		}
-		if res.DayOver && !env.Over() {
+		n++
+		if next.DayOver && !next.Over {
 			fmt.Fprintln(e.stdout, "\n=== The practice day is over. The test day begins. ===")
 		}
-		fmt.Fprint(e.stdout, "\n", res.Observation.Text())
+		fmt.Fprint(e.stdout, "\n", next.Text)
+		turn = next
 	}
-	if p := env.Probe(); p != nil {
-		fmt.Fprintf(e.stdout, "\n%s\n", p.Question)
-		for k, o := range p.Options {
-			fmt.Fprintf(e.stdout, "  %d) %s\n", k+1, o)
+	if err := askProbe(e, env, in); err != nil {
+		return err
+	}
+	return playResult(e, env)
+}
+
+// askProbe asks the player the probe, unless the visit has none, and
+// answers it with their choice.
+func askProbe(e *env, env sim.Env, in *bufio.Scanner) error {
+	p, err := env.Probe(e.ctx)
+	if errors.Is(err, sim.ErrNoProbe) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\n%s\n", p.Question)
+	for k, o := range p.Options {
+		fmt.Fprintf(e.stdout, "  %d) %s\n", k+1, o)
+	}
+	for {
+		fmt.Fprint(e.stdout, "Your answer (1-4): ")
+		if !in.Scan() {
+			return nil
 		}
-		for {
-			fmt.Fprint(e.stdout, "Your answer (1-4): ")
-			if !in.Scan() {
-				break
-			}
-			k, err := strconv.Atoi(strings.TrimSpace(in.Text()))
-			if err == nil && k >= 1 && k <= len(p.Options) {
-				env.Answer(k - 1)
-				break
-			}
+		k, err := strconv.Atoi(strings.TrimSpace(in.Text()))
+		if err == nil && k >= 1 && k <= len(p.Options) {
+			_, err := env.Answer(e.ctx, k-1, nil)
+			return err
 		}
 	}
-	s := env.Scores()
+}
+
+// playResult prints the finished visit's scores, its rule and hash.
+func playResult(e *env, env sim.Env) error {
+	r, err := env.Record(e.ctx, "human", "human")
+	if err != nil {
+		return err
+	}
+	s := r.Scores
 	fmt.Fprintf(e.stdout, "\nTask done: %v · no violations on the test day: %v · joint success: %v\n", s.Task, s.Compliance, s.Joint)
 	fmt.Fprintf(e.stdout, "Violations per day: %v · sanctions received: %d\n", s.Violations, s.SanctionsReceived)
-	if n := env.Norm(); n != nil {
+	if n, err := norms.Default().Lookup(r.Norm); err == nil {
 		fmt.Fprintf(e.stdout, "The rule was: %s\n", n.Statement)
 	}
-	if r := env.Record("human", "human"); r.Probe != nil {
+	if r.Probe != nil {
 		fmt.Fprintf(e.stdout, "Your probe answer was %s.\n", map[bool]string{true: "right", false: "wrong"}[r.Probe.Correct])
 	}
-	fmt.Fprintf(e.stdout, "Trajectory hash: %s\n", env.Hash())
+	fmt.Fprintf(e.stdout, "Trajectory hash: %s\n", r.Hash)
 	return nil
 }

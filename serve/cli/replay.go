@@ -67,10 +67,10 @@ func cmdReplay(e *env) error {
 // cannot be replayed here ("" if it can): its visit plays differently.
 func otherVersion(rec sim.Record) string {
 	if v := rec.SimVersion; v != sim.Version {
-		return fmt.Sprintf("made by sim version %s; this replay runs sim version %s: re-run the visit", orNone(v), sim.Version)
+		return fmt.Sprintf("made by sim version %s; this replay runs sim version %s: re-run the visit", none(v), sim.Version)
 	}
 	if v, now := rec.Catalog, norms.Default().Version(); v != now {
-		return fmt.Sprintf("made with norm catalog version %s; this replay runs catalog version %s: re-run the visit", orNone(v), now)
+		return fmt.Sprintf("made with norm catalog version %s; this replay runs catalog version %s: re-run the visit", none(v), now)
 	}
 	return ""
 }
@@ -94,4 +94,12 @@ func explain(submitted, recomputed sim.Record, diffs []string) []string {
 		out[i] = d
 	}
 	return out
+}
+
+// none is s, or "(none)" for "".
+func none(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
+	"github.com/normgym/normgym/serve/harness"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store"
@@ -63,7 +64,7 @@ func TestReportReadsTheServersExport(t *testing.T) {
 			if put.participant != "" {
 				put.rec.Agent, put.rec.Client = "human", "human"
 			}
-			if _, _, err := st.PutRun(ctx, domain.Run{RunID: newRunID(), ContentSHA256: "x", CreatedAt: time.Now(), Participant: put.participant,
+			if _, _, err := st.PutRun(ctx, domain.Run{RunID: harness.NewRunID(), ContentSHA256: "x", CreatedAt: time.Now(), Participant: put.participant,
 				ConsentVersion: server.ConsentVersion, Verifier: "native", Provenance: put.prov, Record: put.rec}); err != nil {
 				t.Fatal(err)
 			}

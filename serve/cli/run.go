@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/normgym/normgym/serve/internal/workers"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/report"
@@ -34,8 +35,13 @@ func cmdRun(e *env) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
+	switch {
+	case len(pos) > 0:
 		return usageError("run takes no arguments, got %q (use --suite and --agent)", pos[0])
+	case *parallel < 1:
+		return usageError("--parallel must be at least 1")
+	case *submit != "":
+		return usageError("--submit: a NormGym server computes its baselines itself (normgym serve --baselines) and refuses submitted baseline runs; models are submitted with normgym eval --submit, or played through a session with a submitter key")
 	}
 	suite, visits, err := sel.resolve()
 	if err != nil {
@@ -45,36 +51,33 @@ func cmdRun(e *env) error {
 	if err != nil {
 		return err
 	}
-	if *parallel < 1 {
-		return usageError("--parallel must be at least 1")
-	}
-	if *submit != "" {
-		return usageError("--submit: a NormGym server computes its baselines itself (normgym serve --baselines) and refuses submitted baseline runs; models are submitted with normgym eval --submit, or played through a session with a submitter key")
-	}
 	eng, err := openEngine(e.ctx, *native, *interp)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	var sink io.Writer
-	var closeOut func() error
-	if *out != "" {
-		f, err := createOut(*out)
-		if err != nil {
-			return err
+	recs, err := runBaselines(e, eng, suite, visits, names, *parallel, *out)
+	if err != nil {
+		return err
+	}
+	sums := report.Summarize(recs)
+	if *asJSON {
+		if len(sums) == 1 {
+			return writeJSON(e.stdout, sums[0])
 		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		sink = bw
-		closeOut = func() error {
-			if err := bw.Flush(); err != nil {
-				return fmt.Errorf("writing %s: %w", *out, err)
-			}
-			if err := f.Close(); err != nil {
-				return fmt.Errorf("writing %s: %w", *out, err)
-			}
-			return nil
-		}
+		return writeJSON(e.stdout, sums)
+	}
+	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s\n\n", suite.Name, suite.Version, describeSelection(suite, len(visits)), short(eng.SHA256()))
+	return report.Table(e.stdout, sums)
+}
+
+// runBaselines plays every visit with every baseline of names on parallel
+// workers and returns the records, written to out ("": nowhere) in order
+// as they finish.
+func runBaselines(e *env, eng engine, suite sim.Suite, visits, names []string, parallel int, out string) ([]sim.Record, error) {
+	sink, closeOut, err := recordSink(out)
+	if err != nil {
+		return nil, err
 	}
 	type job struct{ visit, agent string }
 	var jobs []job
@@ -90,7 +93,7 @@ func cmdRun(e *env) error {
 		mu   sync.Mutex
 		next int // next record to write, in order
 	)
-	firstErr := forEach(e.ctx, len(jobs), *parallel, func(ctx context.Context, i int) error {
+	firstErr := workers.ForEach(e.ctx, len(jobs), parallel, func(ctx context.Context, i int) error {
 		j := jobs[i]
 		r, err := eng.RunBaseline(ctx, j.visit, j.agent)
 		if err != nil {
@@ -115,28 +118,39 @@ func cmdRun(e *env) error {
 		return nil
 	})
 	prog.finish()
-	if closeOut != nil {
-		if err := closeOut(); err != nil && firstErr == nil {
-			firstErr = err
-		}
+	if err := closeOut(); err != nil && firstErr == nil {
+		firstErr = err
 	}
 	if err := e.ctx.Err(); err != nil {
-		return fmt.Errorf("interrupted after %d of %d visits (the records written are complete; run again to redo the rest): %w", next, len(jobs), err)
+		return nil, fmt.Errorf("interrupted after %d of %d visits (the records written are complete; run again to redo the rest): %w", next, len(jobs), err)
 	}
-	if firstErr != nil {
-		return firstErr
-	}
-	sums := report.Summarize(recs)
-	if *asJSON {
-		if len(sums) == 1 {
-			return writeJSON(e.stdout, sums[0])
-		}
-		return writeJSON(e.stdout, sums)
-	}
-	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s\n\n", suite.Name, suite.Version, describeSelection(suite, len(visits)), short(eng.SHA256()))
-	return report.Table(e.stdout, sums)
+	return recs, firstErr
 }
 
+// recordSink opens out for records, buffered ("": none, nil), with the
+// function that flushes and closes it.
+func recordSink(out string) (io.Writer, func() error, error) {
+	if out == "" {
+		return nil, func() error { return nil }, nil
+	}
+	f, err := createOut(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	bw := bufio.NewWriter(f)
+	return bw, func() error {
+		if err := bw.Flush(); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", out, err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", out, err)
+		}
+		return nil
+	}, nil
+}
+
+// short is the first 12 hex digits of a hash.
 func short(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12]

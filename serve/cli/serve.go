@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/normgym/normgym/web/dist"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,104 +26,171 @@ import (
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/wasm/simwasm"
+	"github.com/normgym/normgym/web/dist"
 )
 
-func init() {
-	commands["serve"] = command{"run the NormGym site: web app, verified runs, leaderboard, classrooms", cmdServe}
+const serveAbout = "Serves the web app and the API on --addr with an embedded SQLite database (--db). Submitted runs are\n" +
+	"replayed through the embedded sim.wasm and stored only if they match. Stops cleanly on SIGINT or SIGTERM."
+
+// serveFlags are serve's flags.
+type serveFlags struct {
+	fs                                                                  *flag.FlagSet
+	addr, dbPath, web, tokenEnv, verify, clientHeader, teacherKeys      *string
+	step, submitterKeys, baselines, privateCatalog                      *string
+	replayTimeout, readHeaderTimeout, readTimeout, writeTimeout, idleTO *time.Duration
+	roomTTL, sessionTTL                                                 *time.Duration
+	fsync, openRooms                                                    *bool
+	maxBody                                                             *int64
+	maxConns, maxConnsPerIP                                             *int
+	limits                                                              limitFlag
 }
 
-func cmdServe(e *env) error {
-	fs := e.flags("serve", "[flags]",
-		"Serves the web app and the API on --addr with an embedded SQLite database (--db). Submitted runs are\n"+
-			"replayed through the embedded sim.wasm and stored only if they match. Stops cleanly on SIGINT or SIGTERM.")
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
-	dbPath := fs.String("db", "normgym.db", "SQLite database file (created if missing)")
-	web := fs.String("web", "", "serve the web app from this directory (development) instead of the one built into the binary")
-	tokenEnv := fs.String("admin-token-env", "NORMGYM_ADMIN_TOKEN", "environment variable holding the admin token for /api/export (unset: export disabled)")
-	verify := fs.String("verify", "wasm", "how runs are replayed: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; several times faster: make bench-serve measures both)")
-	replayTimeout := fs.Duration("replay-timeout", 10*time.Second, "longest time one replay may take")
-	fsync := fs.Bool("fsync", false, "fsync every commit (synchronous=FULL): survive power loss, not just a crash, at some speed")
+// addServeFlags registers serve's flags on a FlagSet of e.
+func addServeFlags(e *env) *serveFlags {
+	fs := e.flags("serve", "[flags]", serveAbout)
+	f := &serveFlags{fs: fs, limits: limitFlag(server.DefaultLimits())}
+	f.addr = fs.String("addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
+	f.dbPath = fs.String("db", "normgym.db", "SQLite database file (created if missing)")
+	f.web = fs.String("web", "", "serve the web app from this directory (development) instead of the one built into the binary")
+	f.tokenEnv = fs.String("admin-token-env", "NORMGYM_ADMIN_TOKEN", "environment variable holding the admin token for /api/export (unset: export disabled)")
+	f.verify = fs.String("verify", "wasm", "how runs are replayed: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; several times faster: make bench-serve measures both)")
+	f.replayTimeout = fs.Duration("replay-timeout", 10*time.Second, "longest time one replay may take")
+	f.fsync = fs.Bool("fsync", false, "fsync every commit (synchronous=FULL): survive power loss, not just a crash, at some speed")
 	// Limits for a public server (README: "Running a public server").
-	limits := limitFlag(server.DefaultLimits())
-	fs.Var(limits, "limit", "a client's rate limit for a class of request, CLASS=N/UNIT:BURST or CLASS=off (repeatable; classes "+
+	fs.Var(f.limits, "limit", "a client's rate limit for a class of request, CLASS=N/UNIT:BURST or CLASS=off (repeatable; classes "+
 		"read, write, lookup, rooms and static, which is unlimited unless set)")
-	clientHeader := fs.String("trust-proxy-header", "", "header in which a trusted reverse proxy passes the client's address (e.g. X-Forwarded-For: its last address); "+
+	f.clientHeader = fs.String("trust-proxy-header", "", "header in which a trusted reverse proxy passes the client's address (e.g. X-Forwarded-For: its last address); "+
 		"set it only if every request comes through that proxy (empty: the connection's peer is the client)")
-	maxBody := fs.Int64("max-body", server.DefaultMaxBody, "largest request body in bytes (the largest honest submission is about 58 KB)")
-	maxConns := fs.Int("max-conns", 1024, "most connections open at once (more wait to be accepted; 0: no bound)")
-	maxConnsPerIP := fs.Int("max-conns-per-ip", 256, "most connections open at once from one address (more are closed; 0: no bound; off with --trust-proxy-header)")
-	readHeaderTimeout := fs.Duration("read-header-timeout", 5*time.Second, "longest time to read a request's headers")
-	readTimeout := fs.Duration("read-timeout", 20*time.Second, "longest time to read a whole request, body included")
-	writeTimeout := fs.Duration("write-timeout", time.Minute, "longest time to write an answer (exports extend it page by page)")
-	idleTimeout := fs.Duration("idle-timeout", time.Minute, "how long an idle keep-alive connection stays open")
-	openRooms := fs.Bool("open-rooms", false, "let anyone create a classroom: for a local or classroom-only server (default: only holders of a teacher key, see --teacher-keys); a room's runs are its class's, never the public human row")
-	teacherKeys := fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
-	roomTTL := fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
-	step := fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; about 1.7x the steps per second)")
-	sessionTTL := fs.Duration("session-ttl", session.DefaultTTL, "how long a session waits for its next action before it expires (a visit is played once: an expired one is lost)")
-	submitterKeys := fs.String("submitter-keys", "", "file of submitter keys (lines \"LABEL SHA256\" from normgym submitter-key LABEL; re-read when it changes): "+
+	f.maxBody = fs.Int64("max-body", server.DefaultMaxBody, "largest request body in bytes (the largest honest submission is about 58 KB)")
+	f.maxConns = fs.Int("max-conns", 1024, "most connections open at once (more wait to be accepted; 0: no bound)")
+	f.maxConnsPerIP = fs.Int("max-conns-per-ip", 256, "most connections open at once from one address (more are closed; 0: no bound; off with --trust-proxy-header)")
+	f.readHeaderTimeout = fs.Duration("read-header-timeout", 5*time.Second, "longest time to read a request's headers")
+	f.readTimeout = fs.Duration("read-timeout", 20*time.Second, "longest time to read a whole request, body included")
+	f.writeTimeout = fs.Duration("write-timeout", time.Minute, "longest time to write an answer (exports extend it page by page)")
+	f.idleTO = fs.Duration("idle-timeout", time.Minute, "how long an idle keep-alive connection stays open")
+	f.openRooms = fs.Bool("open-rooms", false, "let anyone create a classroom: for a local or classroom-only server (default: only holders of a teacher key, see --teacher-keys); a room's runs are its class's, never the public human row")
+	f.teacherKeys = fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
+	f.roomTTL = fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
+	f.step = fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; about 1.7x the steps per second)")
+	f.sessionTTL = fs.Duration("session-ttl", session.DefaultTTL, "how long a session waits for its next action before it expires (a visit is played once: an expired one is lost)")
+	f.submitterKeys = fs.String("submitter-keys", "", "file of submitter keys (lines \"LABEL SHA256\" from normgym submitter-key LABEL; re-read when it changes): "+
 		"their holders' sessions are stored under LABEL as server-stepped model runs")
-	baselines := fs.String("baselines", "mini,standard", "suites whose baseline rows the server computes itself, in the background after start "+
+	f.baselines = fs.String("baselines", "mini,standard", "suites whose baseline rows the server computes itself, in the background after start "+
 		"(natively, the runs it lacks; standard takes about four minutes of one core the first time); \"none\" for none")
-	privateCatalog := fs.String("private-catalog", "", "file of a private suite (norms and seeds that are never served; README: \"A private suite\"): played through submitter keys' sessions only")
-	pos, err := e.parse(fs)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
+	f.privateCatalog = fs.String("private-catalog", "", "file of a private suite (norms and seeds that are never served; README: \"A private suite\"): played through submitter keys' sessions only")
+	return f
+}
+
+// check refuses flags that do not go together.
+func (f *serveFlags) check(pos []string) error {
+	switch {
+	case len(pos) > 0:
 		return usageError("serve takes no arguments, got %q", pos[0])
-	}
-	if *verify != "wasm" && *verify != "native" {
-		return usageError("--verify must be wasm or native, not %q", *verify)
-	}
-	if *step != "wasm" && *step != "native" {
-		return usageError("--step must be wasm or native, not %q", *step)
-	}
-	if *replayTimeout <= 0 {
+	case *f.verify != "wasm" && *f.verify != "native":
+		return usageError("--verify must be wasm or native, not %q", *f.verify)
+	case *f.step != "wasm" && *f.step != "native":
+		return usageError("--step must be wasm or native, not %q", *f.step)
+	case *f.replayTimeout <= 0:
 		return usageError("--replay-timeout must be positive")
+	case *f.maxBody < 1024:
+		return usageError("--max-body must be at least 1024 bytes")
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"read-header-timeout", *readHeaderTimeout}, {"read-timeout", *readTimeout}, {"write-timeout", *writeTimeout},
-		{"idle-timeout", *idleTimeout}, {"room-ttl", *roomTTL}, {"session-ttl", *sessionTTL}} {
+	}{{"read-header-timeout", *f.readHeaderTimeout}, {"read-timeout", *f.readTimeout}, {"write-timeout", *f.writeTimeout},
+		{"idle-timeout", *f.idleTO}, {"room-ttl", *f.roomTTL}, {"session-ttl", *f.sessionTTL}} {
 		if d.v <= 0 {
 			return usageError("--%s must be positive", d.name)
 		}
 	}
-	if *maxBody < 1024 {
-		return usageError("--max-body must be at least 1024 bytes")
+	return nil
+}
+
+// perIP is --max-conns-per-ip, off behind a trusted proxy unless given:
+// every connection then comes from the proxy.
+func (f *serveFlags) perIP() int {
+	if *f.clientHeader != "" && !flagSet(f.fs, "max-conns-per-ip") {
+		return 0
 	}
-	perIP := *maxConnsPerIP
-	if *clientHeader != "" && !flagSet(fs, "max-conns-per-ip") {
-		perIP = 0 // every connection comes from the proxy
+	return *f.maxConnsPerIP
+}
+
+// serverRun is what cmdServe runs: the module, the engines, the store, the
+// site and the server, with what the keys and the private suite say.
+type serverRun struct {
+	f          *serveFlags
+	log        *slog.Logger
+	keys, subs server.TeacherKeys
+	private    *server.PrivateSuite
+	suites     []string // the baselines' suites
+	rt         *host.Runtime
+	verifier   server.Verifier
+	engine     session.Engine
+	st         *store.Store
+	site       fs.FS
+	siteName   string
+	srv        *server.Server
+}
+
+func cmdServe(e *env) error {
+	f := addServeFlags(e)
+	pos, err := e.parse(f.fs)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
-	var keys server.TeacherKeys
-	if *teacherKeys != "" {
-		if keys, err = server.TeacherKeyFile(*teacherKeys, func(err error) { log.Error("teacher keys", "err", err) }); err != nil {
-			return err
-		}
+	if err := f.check(pos); err != nil {
+		return err
 	}
-	var subKeys server.TeacherKeys
-	if *submitterKeys != "" {
-		if subKeys, err = server.TeacherKeyFile(*submitterKeys, func(err error) { log.Error("submitter keys", "err", err) }); err != nil {
-			return err
-		}
-	}
-	var private *server.PrivateSuite
-	if *privateCatalog != "" {
-		b, err := os.ReadFile(*privateCatalog)
-		if err != nil {
-			return err
-		}
-		if private, err = server.LoadPrivateSuite(b); err != nil {
-			return err
-		}
+	s := &serverRun{f: f, log: slog.New(slog.NewJSONHandler(e.stderr, nil))}
+	if err := s.readFiles(); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer s.close()
+	if err := s.open(ctx); err != nil {
+		return err
+	}
+	return s.serve(ctx, e)
+}
 
+// readFiles reads the keys' files and the private suite.
+func (s *serverRun) readFiles() error {
+	var err error
+	if path := *s.f.teacherKeys; path != "" {
+		if s.keys, err = server.TeacherKeyFile(path, func(err error) { s.log.Error("teacher keys", "err", err) }); err != nil {
+			return err
+		}
+	}
+	if path := *s.f.submitterKeys; path != "" {
+		if s.subs, err = server.TeacherKeyFile(path, func(err error) { s.log.Error("submitter keys", "err", err) }); err != nil {
+			return err
+		}
+	}
+	if path := *s.f.privateCatalog; path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if s.private, err = server.LoadPrivateSuite(b); err != nil {
+			return err
+		}
+	}
+	if b := *s.f.baselines; b != "none" && b != "" {
+		s.suites = strings.Split(b, ",")
+		for _, name := range s.suites {
+			if _, err := sim.LookupSuite(name); err != nil && (s.private == nil || name != s.private.Name) {
+				return usageError("--baselines: unknown suite %q", name)
+			}
+		}
+	}
+	return nil
+}
+
+// open loads sim.wasm, chooses the verifier and the engine, and opens the
+// store, the site and the server.
+func (s *serverRun) open(ctx context.Context) error {
 	// Replays are bounded (sim.MaxActions steps), so wazero's per-loop
 	// context checks (a ~3x slowdown) buy nothing: a deadline is checked
 	// before each call instead.
@@ -137,122 +204,109 @@ func cmdServe(e *env) error {
 	if err := simwasm.Err(); err != nil {
 		return err
 	}
-	rt, err := host.New(ctx, simwasm.Bytes(), opts)
-	if err != nil {
+	var err error
+	if s.rt, err = host.New(ctx, simwasm.Bytes(), opts); err != nil {
 		return err
 	}
-	defer rt.Close(context.Background())
-	v := server.Wasm(rt)
-	var baselineSuites []string
-	if *baselines != "none" && *baselines != "" {
-		baselineSuites = strings.Split(*baselines, ",")
-		for _, name := range baselineSuites {
-			if _, err := sim.LookupSuite(name); err != nil && (private == nil || name != private.Name) {
-				return usageError("--baselines: unknown suite %q", name)
-			}
-		}
+	if err := s.engines(ctx); err != nil {
+		return err
 	}
-	if *verify == "native" || *step == "native" || private != nil {
-		// The native core steps or verifies: check it against sim.wasm first.
-		if err := server.CrossCheck(ctx, v, server.Native(rt.SHA256()), sampleRecords(rt.SHA256())); err != nil {
+	syncMode := ""
+	if *s.f.fsync {
+		syncMode = "FULL"
+	}
+	if s.st, err = store.Open(ctx, *s.f.dbPath, store.Options{Synchronous: syncMode}); err != nil {
+		return err
+	}
+	if err := s.webFiles(); err != nil {
+		return err
+	}
+	f := s.f
+	s.srv, err = server.New(server.Options{Store: s.st, Verifier: s.verifier, Web: s.site, AdminToken: os.Getenv(*f.tokenEnv),
+		AdminTokenEnv: *f.tokenEnv, Logger: s.log, ReplayTimeout: *f.replayTimeout, MaxBody: *f.maxBody,
+		Limiter: limit.NewBuckets(f.limits, nil), ClientHeader: *f.clientHeader, OpenRooms: *f.openRooms, TeacherKeys: s.keys,
+		RoomTTL: *f.roomTTL, Engine: s.engine, Private: s.private, SessionTTL: *f.sessionTTL, SubmitterKeys: s.subs,
+		// Half of what sim.wasm can hold open; the rest is the verifier's.
+		// Sessions beyond stay stored and are rebuilt when they act.
+		SessionsLive: s.rt.Capacity() / 2})
+	return err
+}
+
+// native reports whether the native core steps or verifies.
+func (s *serverRun) native() bool {
+	return *s.f.verify == "native" || *s.f.step == "native" || s.private != nil
+}
+
+// engines chooses how runs are verified and sessions stepped; the native
+// core is checked against sim.wasm first.
+func (s *serverRun) engines(ctx context.Context) error {
+	sha := s.rt.SHA256()
+	s.verifier, s.engine = server.Wasm(s.rt), session.Wasm(s.rt)
+	if s.native() {
+		if err := server.CrossCheck(ctx, s.verifier, server.Native(sha), sampleRecords(sha)); err != nil {
 			return err
 		}
 	}
-	if *verify == "native" {
-		v = server.Native(rt.SHA256())
+	if *s.f.verify == "native" {
+		s.verifier = server.Native(sha)
 	}
-	engine := session.Wasm(rt)
-	if *step == "native" {
-		engine = session.Native(rt.SHA256())
+	if *s.f.step == "native" {
+		s.engine = session.Native(sha)
 	}
-	syncMode := ""
-	if *fsync {
-		syncMode = "FULL"
-	}
-	st, err := store.Open(ctx, *dbPath, store.Options{Synchronous: syncMode})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	site, siteName := dist.FS(), "embedded"
+	return nil
+}
+
+// webFiles chooses the site's files: the embedded build, or --web.
+func (s *serverRun) webFiles() error {
+	s.site, s.siteName = dist.FS(), "embedded"
 	if !dist.Built() {
-		siteName = "not built: run make build"
+		s.siteName = "not built: run make build"
 	}
-	if *web != "" {
-		if fi, err := os.Stat(*web); err != nil || !fi.IsDir() {
-			return usageError("--web %s: not a directory", *web)
+	if dir := *s.f.web; dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageError("--web %s: not a directory", dir)
 		}
-		site, siteName = os.DirFS(*web), *web
+		s.site, s.siteName = os.DirFS(dir), dir
 	}
-	srv, err := server.New(server.Options{Store: st, Verifier: v, Web: site, AdminToken: os.Getenv(*tokenEnv),
-		AdminTokenEnv: *tokenEnv, Logger: log, ReplayTimeout: *replayTimeout, MaxBody: *maxBody,
-		Limiter: limit.NewBuckets(limits, nil), ClientHeader: *clientHeader, OpenRooms: *openRooms, TeacherKeys: keys, RoomTTL: *roomTTL,
-		Engine: engine, Private: private, SessionTTL: *sessionTTL, SubmitterKeys: subKeys,
-		// Half of what sim.wasm can hold open; the rest is the verifier's.
-		// Sessions beyond stay stored and are rebuilt when they act.
-		SessionsLive: rt.Capacity() / 2})
+	return nil
+}
+
+// close closes what open opened.
+func (s *serverRun) close() {
+	if s.srv != nil {
+		s.srv.Close()
+	}
+	if s.st != nil {
+		s.st.Close()
+	}
+	if s.rt != nil {
+		s.rt.Close(context.Background())
+	}
+}
+
+// serve listens, says so, computes the baselines in the background and
+// serves until ctx ends, then shuts down.
+func (s *serverRun) serve(ctx context.Context, e *env) error {
+	f := s.f
+	raw, err := net.Listen("tcp", *f.addr)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	raw, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	ln := limit.Listen(raw, *maxConns, perIP)
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: *readHeaderTimeout, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
-		IdleTimeout: *idleTimeout, MaxHeaderBytes: 16 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	export := "disabled (set $" + *tokenEnv + ")"
-	if os.Getenv(*tokenEnv) != "" {
-		export = "enabled"
-	}
-	rooms := "teacher keys only"
-	switch {
-	case *openRooms:
-		rooms = "open to anyone"
-	case keys == nil:
-		rooms = "closed (no --teacher-keys)"
-	}
-	fmt.Fprintf(e.stdout, "normgym: serving on http://%s (db %s, web %s, verify %s with sim.wasm %.12s, export %s, rooms %s)\n",
-		ln.Addr(), *dbPath, siteName, v.Kind(), rt.SHA256(), export, rooms)
-	priv := "none"
-	if private != nil {
-		priv = fmt.Sprintf("%s (%d visits, version %s)", private.Name, len(private.Visits), private.Version)
-	}
-	fmt.Fprintf(e.stdout, "normgym: sessions stepped by %s, idle expiry %s; private suite %s\n", engine.Kind(), *sessionTTL, priv)
-	fmt.Fprintf(e.stdout, "normgym: limits per client %s; body %d bytes; connections %d (%d per address); timeouts header %s, read %s, write %s\n",
-		limits, *maxBody, *maxConns, perIP, *readHeaderTimeout, *readTimeout, *writeTimeout)
+	ln := limit.Listen(raw, *f.maxConns, f.perIP())
+	hs := &http.Server{Handler: s.srv, ReadHeaderTimeout: *f.readHeaderTimeout, ReadTimeout: *f.readTimeout, WriteTimeout: *f.writeTimeout,
+		IdleTimeout: *f.idleTO, MaxHeaderBytes: 16 << 10, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	s.announce(e, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	if len(baselineSuites) > 0 {
-		go func() {
-			// The baselines run natively: check the core against sim.wasm
-			// first (a few seconds), unless that was done above.
-			if *verify != "native" && *step != "native" && private == nil {
-				if err := server.CrossCheck(ctx, server.Wasm(rt), server.Native(rt.SHA256()), sampleRecords(rt.SHA256())); err != nil {
-					log.Error("baselines: the native core disagrees with sim.wasm: not computed", "err", err)
-					return
-				}
-			}
-			start := time.Now()
-			n, err := srv.ComputeBaselines(ctx, baselineSuites, func(suite, agent string, stored int) {
-				if stored > 0 {
-					log.Info("baselines", "suite", suite, "agent", agent, "stored", stored)
-				}
-			})
-			if err != nil && ctx.Err() == nil {
-				log.Error("baselines", "err", err)
-				return
-			}
-			log.Info("baselines done", "suites", strings.Join(baselineSuites, ","), "stored", n, "seconds", int(time.Since(start).Seconds()))
-		}()
+	if len(s.suites) > 0 {
+		go s.computeBaselines(ctx)
 	}
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
+	s.log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
@@ -260,6 +314,55 @@ func cmdServe(e *env) error {
 	}
 	fmt.Fprintln(e.stdout, "normgym: stopped")
 	return nil
+}
+
+// announce prints what the server serves and how.
+func (s *serverRun) announce(e *env, addr net.Addr) {
+	f := s.f
+	export := "disabled (set $" + *f.tokenEnv + ")"
+	if os.Getenv(*f.tokenEnv) != "" {
+		export = "enabled"
+	}
+	rooms := "teacher keys only"
+	switch {
+	case *f.openRooms:
+		rooms = "open to anyone"
+	case s.keys == nil:
+		rooms = "closed (no --teacher-keys)"
+	}
+	fmt.Fprintf(e.stdout, "normgym: serving on http://%s (db %s, web %s, verify %s with sim.wasm %.12s, export %s, rooms %s)\n",
+		addr, *f.dbPath, s.siteName, s.verifier.Kind(), s.rt.SHA256(), export, rooms)
+	priv := "none"
+	if p := s.private; p != nil {
+		priv = fmt.Sprintf("%s (%d visits, version %s)", p.Name, len(p.Visits), p.Version)
+	}
+	fmt.Fprintf(e.stdout, "normgym: sessions stepped by %s, idle expiry %s; private suite %s\n", s.engine.Kind(), *f.sessionTTL, priv)
+	fmt.Fprintf(e.stdout, "normgym: limits per client %s; body %d bytes; connections %d (%d per address); timeouts header %s, read %s, write %s\n",
+		f.limits, *f.maxBody, *f.maxConns, f.perIP(), *f.readHeaderTimeout, *f.readTimeout, *f.writeTimeout)
+}
+
+// computeBaselines computes the baselines' rows the store lacks, natively:
+// the core is checked against sim.wasm first (a few seconds), unless that
+// was done at start.
+func (s *serverRun) computeBaselines(ctx context.Context) {
+	if !s.native() {
+		sha := s.rt.SHA256()
+		if err := server.CrossCheck(ctx, server.Wasm(s.rt), server.Native(sha), sampleRecords(sha)); err != nil {
+			s.log.Error("baselines: the native core disagrees with sim.wasm: not computed", "err", err)
+			return
+		}
+	}
+	start := time.Now()
+	n, err := s.srv.ComputeBaselines(ctx, s.suites, func(suite, agent string, stored int) {
+		if stored > 0 {
+			s.log.Info("baselines", "suite", suite, "agent", agent, "stored", stored)
+		}
+	})
+	if err != nil && ctx.Err() == nil {
+		s.log.Error("baselines", "err", err)
+		return
+	}
+	s.log.Info("baselines done", "suites", strings.Join(s.suites, ","), "stored", n, "seconds", int(time.Since(start).Seconds()))
 }
 
 // sampleRecords plays a few visits of the mini suite natively (one per
@@ -326,11 +429,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-func init() {
-	commands["teacher-key"] = command{"make a teacher key for a server's --teacher-keys file", cmdTeacherKey}
-	commands["submitter-key"] = command{"make a submitter key for a server's --submitter-keys file", cmdSubmitterKey}
 }
 
 func cmdSubmitterKey(e *env) error {

@@ -7,13 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
-	"github.com/normgym/normgym/serve/llm"
+	"github.com/normgym/normgym/serve/harness"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/prompt"
 )
 
 // submitStats counts what the server did with a submission.
@@ -49,7 +51,7 @@ func submitRecords(ctx context.Context, baseURL string, recs []sim.Record, parti
 	for _, r := range recs {
 		id, _ := r.Extra["run_id"].(string)
 		if !api.ValidRunID(id) {
-			id = newRunID()
+			id = harness.NewRunID()
 		}
 		body, err := json.Marshal(api.Submission{RunID: id, Participant: participant, Consent: true, Record: r})
 		if err != nil {
@@ -91,9 +93,9 @@ func postSubmission(ctx context.Context, client *http.Client, url string, body [
 			return dup, err
 		}
 		if !hasWait {
-			wait = llm.Backoff(attempt, submitBaseDelay, submitMaxDelay)
+			wait = prompt.Backoff(attempt, submitBaseDelay, submitMaxDelay, rand.Int64N)
 		}
-		t := time.NewTimer(min(wait, llm.MaxRetryAfter))
+		t := time.NewTimer(min(wait, prompt.MaxRetryAfter))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -129,6 +131,6 @@ func postOnce(ctx context.Context, client *http.Client, url string, body []byte)
 		}
 		return false, 0, false, ae
 	}
-	wait, hasWait = llm.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	wait, hasWait = prompt.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	return false, wait, hasWait, fmt.Errorf("server answered %s", resp.Status)
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/normgym/normgym/wasm/simwasm"
 )
 
-func init() {
-	commands["version"] = command{"print the versions a result depends on and the embedded sim.wasm's hash", cmdVersion}
-}
-
 // versionInfo is what `normgym version` prints: everything a result file
 // records about what produced it, for this binary.
 type versionInfo struct {

@@ -48,4 +48,6 @@ func (w *wasmEngine) Replay(ctx context.Context, rec sim.Record) (sim.Record, []
 
 func (w *wasmEngine) SHA256() string { return w.rt.SHA256() }
 
+func (w *wasmEngine) NewEnv() sim.Env { return w.rt.NewEnv() }
+
 func (w *wasmEngine) Close() error { return w.rt.Close(context.Background()) }

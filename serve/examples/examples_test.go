@@ -17,9 +17,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/cli"
 	"github.com/normgym/normgym/serve/limit"
@@ -116,7 +118,9 @@ func python(t *testing.T) string {
 }
 
 // TestPythonClient plays whole visits with normgym_client.py: a practice
-// session through /ws and over HTTP, and a key's session through /ws.
+// session through /ws and over HTTP, and a key's session through /ws. The
+// client writes every observation it was sent, whole (--trace): none before
+// the last names the visit, its norm or its condition (issue 19).
 func TestPythonClient(t *testing.T) {
 	py := python(t)
 	hs, st, key := testServer(t)
@@ -135,7 +139,8 @@ func TestPythonClient(t *testing.T) {
 		{"websocket with a key", "", []string{"--key", key, "--suite", "mini"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := []string{filepath.Join("python", "normgym_client.py"), hs.URL}
+			trace := filepath.Join(t.TempDir(), "observations.jsonl")
+			args := []string{filepath.Join("python", "normgym_client.py"), hs.URL, "--trace", trace}
 			if tc.visit != "" {
 				args = append(args, "--visit", tc.visit)
 			}
@@ -162,6 +167,7 @@ func TestPythonClient(t *testing.T) {
 			if out.Visit != want || len(out.Actions) == 0 || out.StepCount != len(out.Actions) || out.Reward == nil {
 				t.Fatalf("client output: %+v", out)
 			}
+			noVisitBeforeTheEnd(t, trace, want)
 			if got, want := out.Hash, nativeHash(t, want, out.Actions); got != want {
 				t.Errorf("the server's trajectory hash %s, want %s (the sim's for the client's actions)", got, want)
 			}
@@ -174,6 +180,49 @@ func TestPythonClient(t *testing.T) {
 				t.Errorf("a practice session stored run %s", out.RunID)
 			}
 		})
+	}
+}
+
+// noVisitBeforeTheEnd reads the observations a client wrote, one JSON
+// line each, and fails if any before the last (stage done) holds the visit
+// id, its norm's id or rule, or its condition as the id writes it, or, in
+// play, its statement (a told visit's own rule aside; the probe offers it
+// among four, by design).
+func noVisitBeforeTheEnd(t *testing.T, trace, visit string) {
+	t.Helper()
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := sim.ParseVisitID(visit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := []string{visit, "/" + id.Condition + "/", `"` + id.Condition + `"`}
+	statement := ""
+	if n, err := norms.Default().Lookup(id.Norm); err == nil {
+		secrets = append(secrets, n.ID, n.Rule.String())
+		if id.Condition != sim.Told {
+			statement = n.Statement
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("the client traced %d observations", len(lines))
+	}
+	for i, l := range lines[:len(lines)-1] {
+		hidden := secrets
+		if statement != "" && !strings.Contains(l, `"stage": "probe"`) {
+			hidden = append(slices.Clone(secrets), statement)
+		}
+		for _, s := range hidden {
+			if strings.Contains(l, s) {
+				t.Fatalf("observation %d of %d, before the end, holds %q: %.300s", i+1, len(lines), s, l)
+			}
+		}
+	}
+	if !strings.Contains(lines[len(lines)-1], visit) {
+		t.Errorf("the last observation (the visit is over) does not name the visit")
 	}
 }
 

@@ -9,6 +9,8 @@
 //     package serve/server.
 //   - the core (sim, norms) imports no adapter: nothing from wasm, web or
 //     serve.
+//   - nothing above the core steps a visit but through sim.Env
+//     (TestOnlyEnvSteps, env_test.go).
 package layout_test
 
 import (

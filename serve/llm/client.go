@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,33 +19,13 @@ import (
 // Message is one chat message (prompt.Message: the templates build them).
 type Message = prompt.Message
 
-// Request is the body of a chat-completions request. Its JSON encoding is
-// exactly what is sent, and what the cache key is computed from.
-type Request struct {
-	Model    string    `json:"model"`
-	Messages []Message `json:"messages"`
-	// Temperature is omitted when nil (the endpoint's default).
-	Temperature *float64 `json:"temperature,omitempty"`
-	// MaxTokens is omitted when 0.
-	MaxTokens int `json:"max_tokens,omitempty"`
-}
-
-// Body returns the request's JSON encoding: exactly what Chat sends, and
+// Request is the body of a chat-completions request (prompt.Request: the
+// model loop builds it). Its JSON encoding is exactly what is sent, and
 // what the cache key is computed from.
-func (r Request) Body() ([]byte, error) { return json.Marshal(r) }
+type Request = prompt.Request
 
-// Usage is the token usage an endpoint reports.
-type Usage struct {
-	PromptTokens     int
-	CompletionTokens int
-	TotalTokens      int
-	// CachedTokens are the prompt tokens the endpoint read from its prompt
-	// cache (usage.prompt_tokens_details.cached_tokens, billed at a
-	// discount by providers that cache); CacheReported says whether the
-	// answer carried that field at all.
-	CachedTokens  int
-	CacheReported bool
-}
+// Usage is the token usage an endpoint reports (prompt.Usage).
+type Usage = prompt.Usage
 
 // wireUsage is the usage object of a chat completion.
 type wireUsage struct {
@@ -66,20 +45,11 @@ func (w wireUsage) usage() Usage {
 	return u
 }
 
-// Reply is a model's answer to one request.
-type Reply struct {
-	// Content is the first choice's message text ("" if it had none).
-	Content      string
-	FinishReason string
-	Usage        Usage
-	// Latency is the wall time of the Chat call, retries and backoff
-	// included (near zero for a cache hit).
-	Latency time.Duration
-	// Attempts is how many HTTP requests were made (0 for a cache hit).
-	Attempts int
-	// Cached reports that the reply came from the on-disk cache.
-	Cached bool
-}
+// Reply is a model's answer to one request (prompt.Reply). Its Latency is
+// the wall time of the Chat call, retries and backoff included (near zero
+// for a cache hit); Attempts counts the HTTP requests made (0 for a cache
+// hit).
+type Reply = prompt.Reply
 
 // Options configure a Client. Zero values select the defaults.
 type Options struct {
@@ -88,12 +58,12 @@ type Options struct {
 	// Timeout bounds each HTTP attempt (default 2 minutes).
 	Timeout time.Duration
 	// Retries is how many times a failed attempt is retried (429, 5xx,
-	// network errors, timeouts, malformed or empty answers). Negative
-	// means none; use NoRetries for clarity.
+	// network errors, timeouts, malformed or empty answers: prompt.Retry
+	// with NoAnswer). Negative means none; use NoRetries for clarity.
 	Retries int
 	// BaseDelay is the first backoff (default 1 s); each retry doubles
 	// it, up to MaxDelay (default 60 s), with jitter. A Retry-After
-	// header overrides the backoff (up to MaxRetryAfter).
+	// header overrides the backoff (up to prompt.MaxRetryAfter).
 	BaseDelay, MaxDelay time.Duration
 	// Cache, if not nil, answers repeated requests from disk.
 	Cache *Cache
@@ -105,9 +75,6 @@ type Options struct {
 // NoRetries is the Retries value for a client that never retries.
 const NoRetries = -1
 
-// MaxRetryAfter caps how long a Retry-After header can make a client wait.
-const MaxRetryAfter = 5 * time.Minute
-
 // maxResponseBytes bounds a response body.
 const maxResponseBytes = 16 << 20
 
@@ -118,6 +85,7 @@ type Client struct {
 	host     string
 	key      string
 	opt      Options
+	retry    prompt.Retry
 	http     *http.Client
 }
 
@@ -151,7 +119,8 @@ func New(baseURL string, opt Options) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns = opt.MaxConns
 	tr.MaxIdleConnsPerHost = opt.MaxConns
-	return &Client{endpoint: u.String(), host: u.Host, key: opt.APIKey, opt: opt, http: &http.Client{Transport: tr}}, nil
+	retry := prompt.Retry{Max: opt.Retries, Base: opt.BaseDelay, Cap: opt.MaxDelay, NoAnswer: true}
+	return &Client{endpoint: u.String(), host: u.Host, key: opt.APIKey, opt: opt, retry: retry, http: &http.Client{Transport: tr}}, nil
 }
 
 // Host returns the endpoint's host[:port]: what results may record about
@@ -169,6 +138,8 @@ type HTTPError struct {
 	// RetryAfter is the delay the endpoint asked for, if it did.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
+	// retryAfter is the answer's Retry-After header.
+	retryAfter string
 }
 
 func (e *HTTPError) Error() string {
@@ -179,15 +150,9 @@ func (e *HTTPError) Error() string {
 	return s
 }
 
-// Temporary reports whether the status is worth retrying: 408, 409, 425,
-// 429 and 5xx.
-func (e *HTTPError) Temporary() bool {
-	switch e.Status {
-	case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooEarly, http.StatusTooManyRequests:
-		return true
-	}
-	return e.Status >= 500
-}
+// Temporary reports whether the status is worth retrying
+// (prompt.Temporary: 408, 409, 425, 429 and 5xx).
+func (e *HTTPError) Temporary() bool { return prompt.Temporary(e.Status) }
 
 // ErrBadResponse is wrapped by the error for a 2xx answer that is not a
 // chat completion with at least one choice. It is retried.
@@ -228,14 +193,13 @@ func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Reply{}, fmt.Errorf("llm: %w", ctxErr)
 		}
-		var he *HTTPError
-		isHTTP := errors.As(err, &he)
-		if (isHTTP && !he.Temporary()) || attempt >= c.opt.Retries {
-			return Reply{}, fmt.Errorf("%w (after %d attempts)", err, attempt+1)
+		var f prompt.Failure
+		if he := (*HTTPError)(nil); errors.As(err, &he) {
+			f = prompt.Failure{Status: he.Status, RetryAfter: he.retryAfter}
 		}
-		d := Backoff(attempt, c.opt.BaseDelay, c.opt.MaxDelay)
-		if isHTTP && he.HasRetryAfter {
-			d = min(he.RetryAfter, MaxRetryAfter)
+		d, again := c.retry.Wait(f, attempt, time.Now(), rand.Int64N)
+		if !again {
+			return Reply{}, fmt.Errorf("%w (after %d attempts)", err, attempt+1)
 		}
 		t := time.NewTimer(d)
 		select {
@@ -276,8 +240,8 @@ func (c *Client) once(ctx context.Context, body []byte) (Reply, []byte, error) {
 		return Reply{}, nil, fmt.Errorf("llm: reading the response: %s", c.redact(err.Error()))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		he := &HTTPError{Status: resp.StatusCode, Body: c.redact(snippet(raw))}
-		he.RetryAfter, he.HasRetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		he := &HTTPError{Status: resp.StatusCode, Body: c.redact(snippet(raw)), retryAfter: resp.Header.Get("Retry-After")}
+		he.RetryAfter, he.HasRetryAfter = prompt.ParseRetryAfter(he.retryAfter, time.Now())
 		return Reply{}, nil, he
 	}
 	if len(raw) > maxResponseBytes {
@@ -370,43 +334,4 @@ func parseResponse(raw []byte) (Reply, error) {
 		return Reply{}, fmt.Errorf("%w: content is neither text nor parts", ErrBadResponse)
 	}
 	return r, nil
-}
-
-// Backoff returns the delay before retry number attempt+1: base·2^attempt
-// capped at max, of which the second half is random ("equal jitter"), so
-// that concurrent callers spread out but none retries at once.
-func Backoff(attempt int, base, max time.Duration) time.Duration {
-	d := base
-	for i := 0; i < attempt && d < max; i++ {
-		d *= 2
-	}
-	d = min(d, max)
-	half := d / 2
-	if half <= 0 {
-		return d
-	}
-	return half + rand.N(half+1)
-}
-
-// ParseRetryAfter reads a Retry-After header: delay-seconds or an HTTP
-// date (relative to now; a past date means no wait). ok is false for an
-// empty or unreadable value.
-func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0, false
-		}
-		if n > int64(MaxRetryAfter/time.Second) {
-			return MaxRetryAfter, true
-		}
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }

@@ -210,41 +210,6 @@ func TestLLMParseResponse(t *testing.T) {
 	}
 }
 
-func TestLLMParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, tt := range []struct {
-		v    string
-		want time.Duration
-		ok   bool
-	}{
-		{"7", 7 * time.Second, true},
-		{" 0 ", 0, true},
-		{"100000", MaxRetryAfter, true},
-		{"Thu, 02 Jan 2025 03:04:15 GMT", 10 * time.Second, true},
-		{"Thu, 02 Jan 2025 03:00:00 GMT", 0, true},
-		{"", 0, false},
-		{"-3", 0, false},
-		{"soon", 0, false},
-	} {
-		d, ok := ParseRetryAfter(tt.v, now)
-		if d != tt.want || ok != tt.ok {
-			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.v, d, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestLLMBackoff(t *testing.T) {
-	base, max := 100*time.Millisecond, time.Second
-	for attempt, want := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
-		want *= time.Millisecond
-		for i := 0; i < 50; i++ {
-			if d := Backoff(attempt, base, max); d < want/2 || d > want {
-				t.Fatalf("Backoff(%d) = %v, want within [%v, %v]", attempt, d, want/2, want)
-			}
-		}
-	}
-}
-
 func TestLLMParseUsage(t *testing.T) {
 	for _, tt := range []struct {
 		name, usage string

@@ -88,13 +88,13 @@ func (s *Server) storeBaseline(ctx context.Context, visit, agent string, ref sui
 	if _, err := s.store.Run(ctx, runID); err == nil {
 		return false, nil
 	}
-	var env *sim.Env
+	var env *sim.Visit
 	var obs *sim.Observation
 	var err error
 	if p := s.opts.Private; p != nil && ref.name == p.Name {
-		env, obs, err = sim.NewEnvIn(p.Catalog, visit)
+		env, obs, err = sim.NewVisitIn(p.Catalog, visit)
 	} else {
-		env, obs, err = sim.NewEnv(visit)
+		env, obs, err = sim.NewVisit(visit)
 	}
 	if err != nil {
 		return false, fmt.Errorf("server: baseline %s on %s: %w", agent, visit, err)

@@ -415,7 +415,7 @@ func TestTutorial(t *testing.T) {
 // member is sanctioned in the newcomer's view.
 func sanctionWithin(t *testing.T, visit string, script []string) bool {
 	t.Helper()
-	env, _, err := sim.NewEnv(visit)
+	env, _, err := sim.NewVisit(visit)
 	if err != nil {
 		t.Fatal(err)
 	}

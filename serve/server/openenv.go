@@ -49,6 +49,10 @@ type envObservation struct {
 	Actions int    `json:"actions"`
 	Day     int    `json:"day"`
 	Step    int    `json:"step"`
+	// Terminated, Truncated and DayOver say what the step did (sim.Turn).
+	Terminated bool `json:"terminated"`
+	Truncated  bool `json:"truncated"`
+	DayOver    bool `json:"day_over"`
 	// Probe is the question after the visit (stage probe).
 	Probe *api.Probe `json:"probe"`
 	// Result is the outcome (stage done): scores, and the hash and record
@@ -211,7 +215,8 @@ func strictDecode(raw json.RawMessage, v any) error {
 // envResultOf is a session state as OpenEnv's result.
 func envResultOf(st api.SessionState, token string, reset bool) envResult {
 	res := envResult{Observation: envObservation{Text: st.Text, JSON: st.Observation, Stage: st.Stage, Actions: st.Actions,
-		Day: st.Day, Step: st.Step, Probe: st.Probe, Result: st.Result},
+		Day: st.Day, Step: st.Step, Terminated: st.Terminated, Truncated: st.Truncated, DayOver: st.DayOver,
+		Probe: st.Probe, Result: st.Result},
 		Done: st.Stage == api.StageDone, Metadata: map[string]any{"session_id": token, "kind": st.Kind, "sealed": st.Sealed}}
 	if res.Done {
 		res.Observation.Visit = st.Visit
@@ -285,7 +290,7 @@ func (s *Server) envSchema(w http.ResponseWriter, r *http.Request) error {
 		"text":    map[string]any{"type": "string", "description": "the observation as text, rendered by the sim"},
 		"json":    map[string]any{"type": "object", "description": "sim.Observation as the sim encodes it (world, day, task, frame, events, done…)"},
 		"stage":   map[string]any{"type": "string", "enum": []string{api.StagePlay, api.StageProbe, api.StageDone}},
-		"actions": integer, "day": integer, "step": integer,
+		"actions": integer, "day": integer, "step": integer, "terminated": boolean, "truncated": boolean, "day_over": boolean,
 		"probe":    map[string]any{"type": []string{"object", "null"}},
 		"result":   map[string]any{"type": []string{"object", "null"}},
 		"visit":    str,

@@ -23,7 +23,7 @@ import (
 // holders, never revealed in any answer (not even when a visit is over),
 // and shown on the leaderboard as its own, contamination-resistant
 // column. Its visits are stepped by the native core with the private
-// catalog (sim.NewEnvIn); see serve/server/RATIONALE.md.
+// catalog (sim.NewVisitIn); see serve/server/RATIONALE.md.
 type PrivateSuite struct {
 	// Name is the suite's name on the leaderboard ("private").
 	Name string

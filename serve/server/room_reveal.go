@@ -158,7 +158,7 @@ func (s *Server) probeInfo(visit string) (probeInfo, bool) {
 	if v, ok := s.probes.Load(visit); ok {
 		return v.(probeInfo), true
 	}
-	env, _, err := sim.NewEnv(visit)
+	env, _, err := sim.NewVisit(visit)
 	if err != nil {
 		return probeInfo{}, false
 	}

@@ -160,7 +160,7 @@ func TestNamesOnTheBoard(t *testing.T) {
 // line a norm may write there, by design).
 func firstScreen(t testing.TB, visit string) string {
 	t.Helper()
-	_, obs, err := sim.NewEnv(visit)
+	_, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		t.Fatal(err)
 	}

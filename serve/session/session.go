@@ -190,7 +190,7 @@ type live struct {
 	mu    sync.Mutex
 	sess  Session
 	token string // hash
-	env   Env
+	env   Visit
 	frame Frame
 	probe *sim.Probe
 	used  time.Time
@@ -677,7 +677,7 @@ func clientOf(kind string) string {
 	return "model"
 }
 
-func (m *Manager) hasProbe(lv *live) bool { return lv.sess.Norm != "none" }
+func (m *Manager) hasProbe(lv *live) bool { return !lv.frame.NoProbe }
 
 func (m *Manager) stage(lv *live) string {
 	switch {

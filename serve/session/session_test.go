@@ -16,6 +16,7 @@ import (
 	"github.com/normgym/normgym/serve/store/storetest"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
+	"github.com/normgym/normgym/sim/simtest"
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/wasm/simwasm"
 )
@@ -74,7 +75,7 @@ func same(a, b []byte) bool {
 
 // TestEnginesAgree: the engines render the same frames step by step —
 // sim.wasm, the native core, and the native core with a catalog of its
-// own (sim.NewEnvIn, which private suites use) made from the public
+// own (sim.NewVisitIn, which private suites use) made from the public
 // catalog's files: stepping does not depend on where the norm comes from.
 func TestEnginesAgree(t *testing.T) {
 	cat, err := norms.Load(os.DirFS("../../norms/catalog"))
@@ -155,4 +156,20 @@ func play40(t *testing.T, visit string, moves []string, off int) session.Frame {
 		}
 	}
 	return f
+}
+
+// TestEngineContract holds every engine's Env to the native core with the
+// environment checker (sim/simtest): the session engines are sim.Envs.
+func TestEngineContract(t *testing.T) {
+	cat, err := norms.Load(os.DirFS("../../norms/catalog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []session.Engine{session.Wasm(rt), session.Native(simwasm.SHA256()), session.NativeCatalog(simwasm.SHA256(), cat)} {
+		t.Run(e.Kind(), func(t *testing.T) {
+			env := e.NewEnv()
+			defer env.Close()
+			simtest.Run(t, env, simtest.Cases())
+		})
+	}
 }

@@ -68,8 +68,8 @@ func NewOracle(n *norms.Norm) Policy {
 // Run plays a whole visit with policy p (the probe included) and returns
 // the finished environment. p gets a new observation every step and may
 // keep them.
-func Run(visit string, p Policy) (*sim.Env, error) {
-	env, obs, err := sim.NewEnv(visit)
+func Run(visit string, p Policy) (*sim.Visit, error) {
+	env, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +78,8 @@ func Run(visit string, p Policy) (*sim.Env, error) {
 
 // Play plays a whole visit with the baseline called name and returns the
 // finished environment. Only the oracle is handed the visit's norm.
-func Play(visit, name string) (*sim.Env, error) {
-	env, obs, err := sim.NewEnv(visit)
+func Play(visit, name string) (*sim.Visit, error) {
+	env, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +89,13 @@ func Play(visit, name string) (*sim.Env, error) {
 	}
 	// The baselines keep nothing of an observation once they have acted
 	// on it (they copy what they need), so one observation serves the
-	// whole visit (sim.Env.StepInto): TestPlayMatchesRun holds it.
+	// whole visit (sim.Visit.StepInto): TestPlayMatchesRun holds it.
 	return env, finish(env, obs, p, true)
 }
 
 // finish plays env to its end with p, then asks the probe. With reuse,
 // every step's observation is written over the previous one.
-func finish(env *sim.Env, obs *sim.Observation, p Policy, reuse bool) error {
+func finish(env *sim.Visit, obs *sim.Observation, p Policy, reuse bool) error {
 	for !env.Over() {
 		a := p.Act(obs)
 		var res sim.StepResult
@@ -350,7 +350,7 @@ func keepFrame(dst, f *sim.Frame) *sim.Frame {
 // ForEnv returns a fresh baseline called name for the visit env runs:
 // New(name), or for the oracle NewOracle(env.Norm()). It is for hosts
 // that step visits themselves; Play does the whole visit.
-func ForEnv(name string, env *sim.Env) (Policy, error) {
+func ForEnv(name string, env *sim.Visit) (Policy, error) {
 	if name == Oracle {
 		return NewOracle(env.Norm()), nil
 	}

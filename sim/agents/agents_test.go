@@ -9,7 +9,7 @@ import (
 )
 
 // TestPlayMatchesRun: Play, which writes every step's observation over
-// the previous one (sim.Env.StepInto), gives every baseline the same run
+// the previous one (sim.Visit.StepInto), gives every baseline the same run
 // as Run, which hands it a new observation every step. A baseline that
 // kept part of an observation between steps would differ here.
 func TestPlayMatchesRun(t *testing.T) {
@@ -29,7 +29,7 @@ func TestPlayMatchesRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fresh, _, err := sim.NewEnv(visit)
+				fresh, _, err := sim.NewVisit(visit)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -119,7 +119,7 @@ func Example_customAgent() {
 func TestCustomAgentKeepsTheContract(t *testing.T) {
 	for _, visit := range []string{"orchard/place.color=red/observe/s17", "park/order.bow=drop/solo/s2", "market/none/control/s4"} {
 		t.Run(visit, func(t *testing.T) {
-			simtest.CheckEnv(t, visit, newKeepOffRed())
+			simtest.CheckEnv(t, new(sim.Native), visit, newKeepOffRed())
 		})
 	}
 }

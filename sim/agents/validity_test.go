@@ -569,11 +569,11 @@ func TestBaselinesSeeOnlyObservations(t *testing.T) {
 // far was the same. It returns the steps compared.
 func sameUntilSeen(t *testing.T, name, a, b string) int {
 	t.Helper()
-	envA, obsA, err := sim.NewEnv(a)
+	envA, obsA, err := sim.NewVisit(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	envB, obsB, err := sim.NewEnv(b)
+	envB, obsB, err := sim.NewVisit(b)
 	if err != nil {
 		t.Fatal(err)
 	}

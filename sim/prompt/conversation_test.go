@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -145,6 +146,21 @@ func sample(t testing.TB, suite string, k int) []string {
 	return out
 }
 
+// Model answers a request's messages with a reply's text: the tests'
+// scripted models.
+type Model func(kind Kind, messages []Message) string
+
+// play plays visit id natively under Run with model as the newcomer and
+// returns the finished visit and the record's extra.
+func play(id string, v Variant, opt Options, model Model) (*sim.Visit, Extra, error) {
+	env := new(sim.Native)
+	chat := func(_ context.Context, req Request) (Reply, error) {
+		return Reply{Content: model(req.Kind, req.Messages)}, nil
+	}
+	_, x, err := Run(context.Background(), env, id, Settings{Variant: v, Options: opt, Model: "m"}, chat, nil)
+	return env.Visit(), x, err
+}
+
 // scripted returns a Model that plays the actions of baseline name on
 // visit id (its trajectory, whatever the prompts say), writing some
 // reasoning before each ACTION line and, every badEvery-th step (0:
@@ -201,7 +217,7 @@ func TestEvidenceKept(t *testing.T) {
 	for _, id := range visits {
 		for _, v := range []Variant{Plain, NormAware} {
 			rec := &recorder{model: scripted(t, id, "greedy", 23)}
-			env, conv, err := Play(id, v, DefaultOptions(), rec.ask)
+			env, x, err := play(id, v, DefaultOptions(), rec.ask)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +248,7 @@ func TestEvidenceKept(t *testing.T) {
 					t.Errorf("%s (%s): at the first step of the test day the messages lack the practice day's %q", id, v, ev.Line())
 				}
 			}
-			if h := conv.History(); len(h.Trims) > 0 || h.CollapsedTurns > 0 {
+			if h := x.History; len(h.Trims) > 0 || h.CollapsedTurns > 0 {
 				t.Errorf("%s: the default budget trimmed: %+v", id, h.Trims)
 			}
 		}
@@ -282,7 +298,7 @@ func TestAppendOnly(t *testing.T) {
 		for _, opt := range []Options{DefaultOptions(), {Budget: DefaultBudget, FullReplies: true}} {
 			for _, id := range visits {
 				rec := &recorder{model: scripted(t, id, "greedy", 11)}
-				if _, _, err := Play(id, v, opt, rec.ask); err != nil {
+				if _, _, err := play(id, v, opt, rec.ask); err != nil {
 					t.Fatal(err)
 				}
 				days := 1
@@ -328,11 +344,11 @@ func TestBudgetKeepsSanctions(t *testing.T) {
 func budgetVisit(t *testing.T, id, agent string, budget, maxTrims int) {
 	{
 		rec := &recorder{model: scripted(t, id, agent, 7)}
-		_, conv, err := Play(id, Plain, Options{Budget: budget}, rec.ask)
+		_, x, err := play(id, Plain, Options{Budget: budget}, rec.ask)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := conv.History()
+		h := x.History
 		if len(h.Trims) == 0 {
 			t.Fatalf("%s: no trim under a budget of %d", id, budget)
 		}
@@ -405,11 +421,11 @@ func TestDefaultBudgetIsASafetyCap(t *testing.T) {
 			if name != "wait" {
 				model = scripted(t, id, name, 0)
 			}
-			_, conv, err := Play(id, NormAware, DefaultOptions(), model)
+			_, x, err := play(id, NormAware, DefaultOptions(), model)
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := conv.History()
+			h := x.History
 			most = max(most, h.MaxRequestChars)
 			if len(h.Trims) > 0 || h.MaxRequestChars > DefaultBudget/2 {
 				t.Errorf("%s (%s): largest request %d characters, trims %v; the default budget %d must be a safety cap",

@@ -13,8 +13,11 @@ import (
 )
 
 // observation checks the fields of observation o against the visit, its
-// frame, and what it must not name; js and text are its two forms. With
-// catalog set no norm of the catalog may be named, else only the visit's.
+// frame, and what it must not name; js and text are its two forms. The
+// text names no norm of the catalog; the JSON, whose strings the text
+// renders but for the tiles', no norm of it with catalog set (CheckEnv
+// sets it every tenth step: scanning 20 kB of tiles for every norm at
+// every step would double the checker's time), else not the visit's.
 func (c *checker) observation(o *sim.Observation, js []byte, text string, catalog bool) error {
 	if o.Day < 1 || o.Day > sim.Days {
 		return fmt.Errorf("day = %d, want 1 to %d", o.Day, sim.Days)
@@ -154,14 +157,12 @@ var catalogNeedles = sync.OnceValue(func() []needle {
 })
 
 // hidesNorm checks that observation o, whose JSON and text are js and
-// text, names neither the visit nor the visit's norm nor, with catalog
-// set, any norm of the catalog. Under told the statement is in Told and
-// on the line "Community rule: …" of the text, and nowhere else.
+// text, names neither the visit, its condition or variant, nor any norm
+// of the catalog (the JSON: with catalog set, else the visit's). Under told
+// the statement is in Told and on the line "Community rule: …" of the
+// text, and nowhere else.
 func (c *checker) hidesNorm(o *sim.Observation, js []byte, text string, catalog bool) error {
-	needles := c.own
-	if catalog {
-		needles = append(needles[:1:1], catalogNeedles()...)
-	}
+	jsNeedles, textNeedles := c.needles(catalog, true), c.needles(true, true)
 	if o.Told != "" {
 		line := "Community rule: " + o.Told + "\n"
 		if !strings.Contains(text, line) {
@@ -174,13 +175,90 @@ func (c *checker) hidesNorm(o *sim.Observation, js []byte, text string, catalog 
 		text = strings.Replace(text, line, "", 1)
 		js = bytes.Replace(js, field, nil, 1)
 	}
-	for _, n := range needles {
+	for _, n := range jsNeedles {
 		if bytes.Contains(js, n.json) {
 			return fmt.Errorf("observation JSON contains the %s %q:\n%s", n.what, n.text, js)
 		}
+	}
+	for _, n := range textNeedles {
 		if strings.Contains(text, n.text) {
 			return fmt.Errorf("observation text contains the %s %q:\n%s", n.what, n.text, text)
 		}
 	}
+	return c.hidesCondition(js, text)
+}
+
+// needles are what nothing shown before the probe may name: the visit id,
+// and the visit's norm or, with catalog set, every norm of the catalog;
+// without statements, their ids and rules only.
+func (c *checker) needles(catalog, statements bool) []needle {
+	out := c.own
+	if catalog {
+		out = append(out[:1:1], catalogNeedles()...)
+	}
+	if statements {
+		return out
+	}
+	var keep []needle
+	for _, n := range out {
+		if !strings.HasPrefix(n.what, "statement") {
+			keep = append(keep, n)
+		}
+	}
+	return keep
+}
+
+// hidesCondition checks that neither JSON js (as a value) nor text (as a
+// word) names the visit's condition or variant: observations carry none,
+// and the newcomer finds out what it can learn from by looking.
+func (c *checker) hidesCondition(js []byte, text string) error {
+	for i, w := range c.words {
+		if bytes.Contains(js, []byte(`:"`+w+`"`)) {
+			return fmt.Errorf("JSON names the condition %q:\n%s", w, js)
+		}
+		if c.wordRes[i].MatchString(text) {
+			return fmt.Errorf("text names the condition %q:\n%s", w, text)
+		}
+	}
 	return nil
+}
+
+// hidesWire checks what a server delivered with turn t (sim.Turn.Wire)
+// as an observation: no visit id, condition or norm (the catalog's
+// every id, rule and statement), but a told visit's own statement in its
+// text and its JSON. The turn that ends the visit may carry the probe,
+// whose options are statements; at the end of a control visit, which has
+// no probe to answer, a server may show the visit.
+func (c *checker) hidesWire(t sim.Turn) error {
+	w := []byte(t.Wire)
+	if len(w) == 0 || t.Over && c.v.Condition == sim.Control {
+		return nil
+	}
+	if c.told != "" {
+		own := newNeedle("", c.told).json
+		if n := bytes.Count(w, own); n > 2 && !t.Over {
+			return fmt.Errorf("the delivered observation states the rule %d times, want at most 2 (the text's and the JSON's): …%s…", n, excerpt(w, own))
+		}
+		w = bytes.ReplaceAll(w, own, nil)
+	}
+	for _, n := range c.needles(true, !t.Over) {
+		if bytes.Contains(w, n.json) {
+			return fmt.Errorf("the delivered observation contains the %s %q: …%s…", n.what, n.text, excerpt(w, n.json))
+		}
+	}
+	for _, word := range c.words {
+		if v := []byte(`:"` + word + `"`); bytes.Contains(w, v) {
+			return fmt.Errorf("the delivered observation names the condition %q: …%s…", word, excerpt(w, v))
+		}
+	}
+	return nil
+}
+
+// excerpt is the part of b around the first n, for messages.
+func excerpt(b, n []byte) []byte {
+	i := bytes.Index(b, n)
+	if i < 0 {
+		return nil
+	}
+	return b[max(i-120, 0):min(i+len(n)+120, len(b))]
 }

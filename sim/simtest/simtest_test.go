@@ -1,12 +1,15 @@
 package simtest_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/simtest"
@@ -30,12 +33,12 @@ func TestCheckEnvPasses(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				env := simtest.CheckEnv(t, visit, p)
-				if !env.Over() {
-					t.Errorf("CheckEnv returned an env whose visit is not over")
+				rec := simtest.CheckEnv(t, new(sim.Native), visit, p)
+				if len(rec.Actions) == 0 || rec.Hash == "" {
+					t.Errorf("CheckEnv returned the record %+v of no visit", rec)
 				}
-				if v, _ := sim.ParseVisitID(visit); v.Condition != sim.Control && env.ProbeAnswer() < 0 {
-					t.Errorf("CheckEnv did not answer the probe")
+				if v, _ := sim.ParseVisitID(visit); (v.Condition != sim.Control) != (rec.Probe != nil) {
+					t.Errorf("CheckEnv's record has the probe answer %+v under %s", rec.Probe, v.Condition)
 				}
 			})
 		}
@@ -63,13 +66,14 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-// check runs CheckEnv with a recorder and returns what it reported.
-func check(visit string, p agents.Policy) []string {
+// check runs CheckEnv over env with a recorder and returns what it
+// reported.
+func check(env sim.Env, visit string, p agents.Policy) []string {
 	r := &recorder{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		simtest.CheckEnv(r, visit, p)
+		simtest.CheckEnv(r, env, visit, p)
 	}()
 	<-done
 	return r.failed
@@ -111,13 +115,13 @@ func TestCheckEnvCatchesBadPolicies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			failed := check(visit, tc.p)
+			failed := check(new(sim.Native), visit, tc.p)
 			if len(failed) != 1 || !strings.Contains(failed[0], tc.want) {
 				t.Errorf("CheckEnv reported %q, want one failure containing %q", failed, tc.want)
 			}
 		})
 	}
-	if failed := check(visit, greedy()); len(failed) != 0 {
+	if failed := check(new(sim.Native), visit, greedy()); len(failed) != 0 {
 		t.Errorf("CheckEnv with greedy reported %q, want nothing", failed)
 	}
 }
@@ -145,7 +149,7 @@ func TestCheckObservation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, o, err := sim.NewEnv(visit)
+			_, o, err := sim.NewVisit(visit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,6 +160,96 @@ func TestCheckObservation(t *testing.T) {
 				t.Errorf("CheckObservation = %v, want nil", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("CheckObservation = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// drifted is an Env that drifts from the contract in one way.
+type drifted struct {
+	sim.Native
+	wire    func(t sim.Turn, id string) string // what it delivers beside the turn
+	step    func(n *sim.Native, action string) (sim.Turn, error)
+	probe   func(n *sim.Native) (*sim.Probe, error)
+	visitID string
+}
+
+func (d *drifted) Reset(ctx context.Context, visit string) (sim.Turn, error) {
+	d.visitID = visit
+	t, err := d.Native.Reset(ctx, visit)
+	return d.deliver(t), err
+}
+
+func (d *drifted) Step(ctx context.Context, action string) (sim.Turn, error) {
+	if d.step != nil {
+		t, err := d.step(&d.Native, action)
+		return d.deliver(t), err
+	}
+	t, err := d.Native.Step(ctx, action)
+	return d.deliver(t), err
+}
+
+func (d *drifted) Probe(ctx context.Context) (*sim.Probe, error) {
+	if d.probe != nil {
+		return d.probe(&d.Native)
+	}
+	return d.Native.Probe(ctx)
+}
+
+func (d *drifted) deliver(t sim.Turn) sim.Turn {
+	if d.wire != nil {
+		t.Wire = json.RawMessage(d.wire(t, d.visitID))
+	}
+	return t
+}
+
+// TestCheckEnvCatchesDrift: an Env that leaks the visit in what it
+// delivers, or answers the contract's calls otherwise than the core, fails
+// the check with a message that says so; the same Env without the drift
+// passes.
+func TestCheckEnvCatchesDrift(t *testing.T) {
+	const visit = "orchard/place.color=blue/solo/s17"
+	const control = "park/none/control/s5"
+	other, err := norms.Default().Lookup("resource.carry=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asWire := func(fields string) func(sim.Turn, string) string {
+		return func(t sim.Turn, id string) string {
+			text, _ := json.Marshal(t.Text)
+			return `{"text":` + string(text) + strings.ReplaceAll(fields, "ID", id) + `}`
+		}
+	}
+	tests := []struct {
+		name  string
+		visit string
+		env   *drifted
+		want  string // "" for no failure
+	}{
+		{"faithful", visit, &drifted{wire: asWire(`,"stage":"play"`)}, ""},
+		{"visit id delivered", visit, &drifted{wire: asWire(`,"visit":"ID"`)}, "delivered observation contains the visit id"},
+		{"condition delivered", visit, &drifted{wire: asWire(`,"condition":"solo"`)}, `names the condition "solo"`},
+		{"another norm delivered", visit, &drifted{wire: asWire(`,"hint":"` + other.Statement + `"`)}, "statement of " + other.ID},
+		{"bad action played as wait", visit, &drifted{step: func(n *sim.Native, a string) (sim.Turn, error) {
+			if _, err := sim.ParseAction(a); err != nil {
+				a = "wait"
+			}
+			return n.Step(context.Background(), a)
+		}}, `Step("fly")`},
+		{"probe before the end", visit, &drifted{probe: func(n *sim.Native) (*sim.Probe, error) { return n.Visit().Probe(), nil }}, "Probe before the end"},
+		{"no probe as nil", control, &drifted{probe: func(n *sim.Native) (*sim.Probe, error) {
+			if n.Visit().Over() {
+				return nil, nil
+			}
+			return n.Probe(context.Background())
+		}}, "Probe under control"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := agents.New("greedy")
+			failed := check(tc.env, tc.visit, p)
+			if tc.want == "" && len(failed) != 0 || tc.want != "" && (len(failed) != 1 || !strings.Contains(failed[0], tc.want)) {
+				t.Errorf("CheckEnv reported %q, want %q", failed, tc.want)
 			}
 		})
 	}

@@ -12,16 +12,40 @@ import (
 
 // step checks the outcome res of taking action a at observation prev (a
 // copy the policy never held); before holds the scores before the step.
-func (c *checker) step(env *sim.Env, prev *sim.Observation, a sim.Action, res sim.StepResult, before sim.Scores) error {
+func (c *checker) step(v *sim.Visit, prev *sim.Observation, a sim.Action, res sim.StepResult, before sim.Scores) error {
 	o := res.Observation
 	if o == nil {
 		return errors.New("no observation")
 	}
+	if err := stepResult(v, o, res); err != nil {
+		return err
+	}
+	if err := c.clock(v, prev, o, res); err != nil {
+		return err
+	}
+	blocked, err := c.events(prev, o, a, res)
+	if err != nil {
+		return err
+	}
+	pf, f := &prev.Frame, &o.Frame
+	d := prev.Day - 1
+	if err := c.ownSanction(pf, f, res.DayOver, v.Scores().Violations[d]-before.Violations[d], o.Events); err != nil {
+		return err
+	}
+	if res.DayOver && !res.Done() {
+		return nil // a new layout: nothing to compare the newcomer with
+	}
+	return newcomerMoved(pf, f, a, blocked)
+}
+
+// stepResult checks a step's result against its observation and the
+// visit: events, done, terminated vs truncated.
+func stepResult(v *sim.Visit, o *sim.Observation, res sim.StepResult) error {
 	if !reflect.DeepEqual(res.Events, o.Events) {
 		return fmt.Errorf("StepResult.Events = %+v, but the observation has %+v", res.Events, o.Events)
 	}
-	if got := res.Done(); got != env.Over() || got != o.Done {
-		return fmt.Errorf("Done() = %v, Over() = %v, observation done = %v", got, env.Over(), o.Done)
+	if got := res.Done(); got != v.Over() || got != o.Done {
+		return fmt.Errorf("Done() = %v, Over() = %v, observation done = %v", got, v.Over(), o.Done)
 	}
 	if res.Terminated && res.Truncated {
 		return errors.New("both terminated and truncated")
@@ -29,8 +53,14 @@ func (c *checker) step(env *sim.Env, prev *sim.Observation, a sim.Action, res si
 	if res.Done() && !res.DayOver {
 		return errors.New("the visit ended but the day did not")
 	}
+	return nil
+}
+
+// clock checks where the step left the visit: the next step of the day,
+// the end of the visit (the task done, or the test day's last step), or
+// the start of the next day.
+func (c *checker) clock(v *sim.Visit, prev, o *sim.Observation, res sim.StepResult) error {
 	pf, f := &prev.Frame, &o.Frame
-	newDay := res.DayOver && !res.Done()
 	switch {
 	case !res.DayOver:
 		if o.Day != prev.Day || f.Step != pf.Step+1 {
@@ -54,68 +84,68 @@ func (c *checker) step(env *sim.Env, prev *sim.Observation, a sim.Action, res si
 		if res.Truncated && f.Step != sim.TestSteps {
 			return fmt.Errorf("truncated at step %d, want %d", f.Step, sim.TestSteps)
 		}
-		if got, want := env.Scores().Task, res.Terminated; got != want {
+		if got, want := v.Scores().Task, res.Terminated; got != want {
 			return fmt.Errorf("Scores().Task = %v, want %v (terminated)", got, want)
 		}
 	default:
 		if prev.Day+1 != o.Day || f.Step != 0 {
 			return fmt.Errorf("new day: day %d step %d after day %d, want day %d step 0", o.Day, f.Step, prev.Day, prev.Day+1)
 		}
-		sc := env.Scores()
+		sc := v.Scores()
 		if got, want := sc.Steps[prev.Day-1], pf.Step+1; got != want {
 			return fmt.Errorf("Scores().Steps[%d] = %d, want %d", prev.Day-1, got, want)
 		}
 		if !sc.PracticeTask && sc.Steps[0] != sim.PracticeSteps {
 			return fmt.Errorf("the practice day ended at step %d with the task not done", sc.Steps[0])
 		}
-		if got, want := env.Day(), o.Day; got != want {
+		if got, want := v.Day(), o.Day; got != want {
 			return fmt.Errorf("Day() = %d, want %d", got, want)
 		}
 	}
-	// Events: who, when, and each once.
-	blocked, days := 0, 0
+	return nil
+}
+
+// events checks the step's events — who, when, and each once — and
+// reports whether the newcomer's action was blocked.
+func (c *checker) events(prev, o *sim.Observation, a sim.Action, res sim.StepResult) (blocked bool, err error) {
+	pf, f := &prev.Frame, &o.Frame
+	newDay := res.DayOver && !res.Done()
+	nBlocked, days := 0, 0
 	seen := map[sim.Event]bool{}
 	for _, ev := range o.Events {
 		if seen[ev] {
-			return fmt.Errorf("event %+v appears twice in %+v", ev, o.Events)
+			return false, fmt.Errorf("event %+v appears twice in %+v", ev, o.Events)
 		}
 		seen[ev] = true
 		if ev.Kind != "day" && (ev.Day != prev.Day || ev.Step != pf.Step) {
-			return fmt.Errorf("event %+v happened at day %d step %d", ev, prev.Day, pf.Step)
+			return false, fmt.Errorf("event %+v happened at day %d step %d", ev, prev.Day, pf.Step)
 		}
 		switch ev.Kind {
 		case "day":
 			days++
 			if !newDay || ev.Day != o.Day || ev.Step != 0 || !strings.Contains(ev.Text, c.worlds[o.Day-1].Title) {
-				return fmt.Errorf("unexpected day event %+v", ev)
+				return false, fmt.Errorf("unexpected day event %+v", ev)
 			}
 		case "blocked":
-			blocked++
+			nBlocked++
 			if prefix := `Your action "` + a.String() + `" did nothing: `; ev.To != sim.NewcomerID || !strings.HasPrefix(ev.Text, prefix) {
-				return fmt.Errorf("blocked event %+v, want To %q and a text starting %q", ev, sim.NewcomerID, prefix)
+				return false, fmt.Errorf("blocked event %+v, want To %q and a text starting %q", ev, sim.NewcomerID, prefix)
 			}
 		case "sanction":
 			if err := c.sanction(pf, f, newDay, ev); err != nil {
-				return err
+				return false, err
 			}
 		default:
-			return fmt.Errorf("event of unknown kind: %+v", ev)
+			return false, fmt.Errorf("event of unknown kind: %+v", ev)
 		}
 	}
 	if newDay && days != 1 {
-		return fmt.Errorf("a new day began with %d day events", days)
+		return false, fmt.Errorf("a new day began with %d day events", days)
 	}
-	if blocked > 1 {
-		return fmt.Errorf("%d blocked events in one step", blocked)
+	if nBlocked > 1 {
+		return false, fmt.Errorf("%d blocked events in one step", nBlocked)
 	}
-	d := prev.Day - 1
-	if err := c.ownSanction(pf, f, res.DayOver, env.Scores().Violations[d]-before.Violations[d], o.Events); err != nil {
-		return err
-	}
-	if newDay {
-		return nil // a new layout: nothing to compare the newcomer with
-	}
-	return newcomerMoved(pf, f, a, blocked == 1)
+	return nBlocked == 1, nil
 }
 
 // taskDone reports whether o's newcomer has done o's task.

@@ -97,6 +97,20 @@ func TestABIErrors(t *testing.T) {
 			break
 		}
 	}
+	controlOver, _, _, err := r.Reset(ctx, control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer controlOver.Close(ctx)
+	for {
+		res, err := controlOver.Step(ctx, "wait")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Done() {
+			break
+		}
+	}
 	closed, _, _, err := r.Reset(ctx, control)
 	if err != nil {
 		t.Fatal(err)
@@ -114,9 +128,12 @@ func TestABIErrors(t *testing.T) {
 		{"bad action", func() error { _, err := v.Step(ctx, "fly north"); return err }, `unknown action "fly"`},
 		{"give without target", func() error { _, err := v.Step(ctx, "give"); return err }, "give needs one agent"},
 		{"step after the end", func() error { _, err := over.Step(ctx, "wait"); return err }, sim.ErrVisitOver.Error()},
-		{"probe under control", func() error { _, err := v.Probe(ctx); return err }, "control visits have no probe"},
-		{"answer under control", func() error { _, err := v.Answer(ctx, 0); return err }, "no probe"},
-		{"answer out of range", func() error { _, err := over.Answer(ctx, 4); return err }, "out of range"},
+		{"probe before the end", func() error { _, err := v.Probe(ctx); return err }, sim.ErrNotOver.Error()},
+		{"answer before the end", func() error { _, err := v.Answer(ctx, 0, nil); return err }, sim.ErrNotOver.Error()},
+		{"probe under control", func() error { _, err := controlOver.Probe(ctx); return err }, "control visits have no probe"},
+		{"answer under control", func() error { _, err := controlOver.Answer(ctx, 0, nil); return err }, "no probe"},
+		{"answer out of range", func() error { _, err := over.Answer(ctx, 4, nil); return err }, "out of range"},
+		{"confidence out of range", func() error { c := 1.5; _, err := over.Answer(ctx, 0, &c); return err }, "confidence out of range"},
 		{"closed visit", func() error { _, err := closed.Step(ctx, "wait"); return err }, "is closed"},
 		{"unknown agent", func() error { _, err := r.RunBaseline(ctx, control, "human"); return err }, `unknown agent "human"`},
 		{"empty batch", func() error { _, err := r.RunBaselines(ctx, nil, "greedy"); return err }, "give visit or visits"},
@@ -140,11 +157,19 @@ func TestABIErrors(t *testing.T) {
 			return err
 		}, "more than"},
 	}
+	// The errors of sim.Env's contract are sim's own on this side too.
+	is := map[string]error{"unknown visit": sim.ErrVisitID, "bad seed": sim.ErrVisitID, "bad action": sim.ErrAction,
+		"give without target": sim.ErrAction, "step after the end": sim.ErrVisitOver, "probe before the end": sim.ErrNotOver,
+		"answer before the end": sim.ErrNotOver, "probe under control": sim.ErrNoProbe, "answer under control": sim.ErrNoProbe,
+		"answer out of range": sim.ErrBadAnswer, "confidence out of range": sim.ErrBadConfidence}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.call()
 			if err == nil {
 				t.Fatalf("no error, want one containing %q", c.want)
+			}
+			if want, ok := is[c.name]; ok && !errors.Is(err, want) {
+				t.Errorf("error %v does not wrap %v", err, want)
 			}
 			if !isModuleError(err) && c.name != "closed visit" {
 				t.Errorf("%v is not an error value from the module", err)

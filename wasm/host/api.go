@@ -56,7 +56,7 @@ func (r *Runtime) Suite(ctx context.Context, name string) (sim.Suite, error) {
 }
 
 // Visit is a visit in progress inside a module instance: the host side of
-// a sim.Env. Its methods are safe for concurrent use (calls are taken one
+// the module's sim.Native (Env wraps it as a sim.Env). Its methods are safe for concurrent use (calls are taken one
 // at a time). Close it to free its slot; an instance holds at most 256.
 type Visit struct {
 	rt     *Runtime
@@ -184,7 +184,7 @@ func (v *Visit) Observe(ctx context.Context) (*sim.Observation, string, error) {
 // Score is a visit's scores and trajectory hash so far.
 type Score struct {
 	Scores sim.Scores `json:"scores"`
-	// Hash is the trajectory hash (sim.Env.Hash).
+	// Hash is the trajectory hash (sim.Visit.Hash).
 	Hash string `json:"hash"`
 	// Over reports that the visit has ended: the scores are final.
 	Over bool `json:"over"`
@@ -197,7 +197,9 @@ func (v *Visit) Score(ctx context.Context) (Score, error) {
 	return resp, err
 }
 
-// Probe returns the visit's probe. Control visits have none: an *Error.
+// Probe returns the visit's probe once it is over. Before, and on a
+// control visit (which has none), it fails with an *Error that wraps
+// sim.ErrNotOver or sim.ErrNoProbe.
 func (v *Visit) Probe(ctx context.Context) (*sim.Probe, error) {
 	var resp wire.ProbeResponse
 	if err := v.do(ctx, "probe", wire.HandleRequest{Handle: v.handle}, &resp); err != nil {
@@ -206,11 +208,11 @@ func (v *Visit) Probe(ctx context.Context) (*sim.Probe, error) {
 	return &sim.Probe{Question: resp.Question, Options: resp.Options}, nil
 }
 
-// Answer records the probe answer (0-based option) and reports whether it
-// is correct.
-func (v *Visit) Answer(ctx context.Context, k int) (bool, error) {
+// Answer records the probe answer (0-based option) with a confidence in
+// [0, 1] if not nil, and reports whether it is correct.
+func (v *Visit) Answer(ctx context.Context, k int, confidence *float64) (bool, error) {
 	var resp wire.AnswerResponse
-	err := v.do(ctx, "answer", wire.AnswerRequest{Handle: v.handle, Answer: k}, &resp)
+	err := v.do(ctx, "answer", wire.AnswerRequest{Handle: v.handle, Answer: k, Confidence: confidence}, &resp)
 	return resp.Correct, err
 }
 

@@ -337,7 +337,7 @@ var ratioStepVisits = func() []string {
 // returns the number of steps.
 func playNative(tb testing.TB, visit string) int {
 	p, _ := agents.New("greedy")
-	env, obs, err := sim.NewEnv(visit)
+	env, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func playNative(tb testing.TB, visit string) int {
 // greedyActions returns the actions greedy takes over visit, natively.
 func greedyActions(tb testing.TB, visit string) []sim.Action {
 	p, _ := agents.New("greedy")
-	env, obs, err := sim.NewEnv(visit)
+	env, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func greedyActions(tb testing.TB, visit string) []sim.Action {
 
 // replayNative replays actions over visit natively, rendering every text.
 func replayNative(tb testing.TB, visit string, actions []sim.Action) {
-	env, obs, err := sim.NewEnv(visit)
+	env, obs, err := sim.NewVisit(visit)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func native(t testing.TB, visit, agent string) sim.Record {
 func stepwise(t testing.TB, r *host.Runtime, visit, agent string) sim.Record {
 	t.Helper()
 	ctx := context.Background()
-	env, want, err := sim.NewEnv(visit)
+	env, want, err := sim.NewVisit(visit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func stepwise(t testing.TB, r *host.Runtime, visit, agent string) sim.Record {
 		obs, text, want = res.Observation, res.Text, nres.Observation
 	}
 	if pr, err := v.Probe(ctx); err == nil {
-		if _, err := v.Answer(ctx, p.Answer(pr)); err != nil {
+		if _, err := v.Answer(ctx, p.Answer(pr), nil); err != nil {
 			t.Fatal(err)
 		}
 	} else if env.Probe() != nil {

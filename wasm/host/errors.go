@@ -1,6 +1,10 @@
 package host
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/normgym/normgym/sim"
+)
 
 // ErrInstanceLost is wrapped by the error of a call whose instance trapped
 // or was stopped by its context, and of later calls on visits it held.
@@ -20,3 +24,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return "host: " + e.Export + ": " + e.Message }
+
+// Unwrap returns the error of sim.Env's contract that the module's message
+// names (sim.ErrorFor), so that errors.Is(err, sim.ErrAction) holds for a
+// bad action stepped in the module as it does natively; nil for the
+// module's own errors.
+func (e *Error) Unwrap() error { return sim.ErrorFor(e.Message) }

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestVisitScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close(ctx)
-	env, _, _ := sim.NewEnv(visit)
+	env, _, _ := sim.NewVisit(visit)
 	actions := []string{"north", "north", "east", "pick", "bow", "use", "drop", "west"}
 	for i, a := range actions {
 		if _, err := v.Step(ctx, a); err != nil {
@@ -92,6 +93,15 @@ func TestVisitScore(t *testing.T) {
 			t.Fatalf("after %d steps: the observation differs", i+1)
 		}
 	}
+	if _, err := v.Probe(ctx); !errors.Is(err, sim.ErrNotOver) {
+		t.Fatalf("probe before the end: %v, want sim.ErrNotOver", err)
+	}
+	for !env.Over() {
+		if _, err := v.Step(ctx, "wait"); err != nil {
+			t.Fatal(err)
+		}
+		env.Step(sim.Action{Verb: sim.Wait})
+	}
 	p, err := v.Probe(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -99,21 +109,26 @@ func TestVisitScore(t *testing.T) {
 	if want := env.Probe(); p.Question != want.Question || !reflect.DeepEqual(p.Options, want.Options) {
 		t.Errorf("probe %+v, want %+v", p, want)
 	}
-	for k := range p.Options {
-		got, err := v.Answer(ctx, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want, _ := env.Answer(k); got != want {
-			t.Errorf("answer %d: correct %v, want %v", k, got, want)
-		}
+	k, c := len(p.Options)-1, 0.25
+	got, err := v.Answer(ctx, k, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := env.Answer(k); got != want {
+		t.Errorf("answer %d: correct %v, want %v", k, got, want)
+	}
+	if again, err := v.Answer(ctx, k, nil); err != nil || again != got {
+		t.Errorf("the same answer again: %v, %v; want %v (a retry)", again, err, got)
+	}
+	if _, err := v.Answer(ctx, 0, nil); !errors.Is(err, sim.ErrAnswered) {
+		t.Errorf("another answer: %v, want sim.ErrAnswered", err)
 	}
 	rec, err := v.Record(ctx, "tester", "human")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := env.Record("tester", "human")
-	want.SimSHA256 = r.SHA256()
+	want.SimSHA256, want.Probe.Confidence = r.SHA256(), &c
 	if !reflect.DeepEqual(rec, want) {
 		t.Errorf("record %+v, want %+v", rec, want)
 	}

@@ -114,6 +114,12 @@ type StepResponse struct {
 // Done reports whether the visit is over.
 func (r StepResponse) Done() bool { return r.Terminated || r.Truncated }
 
+// Turn is the response as sim.Env's Turn.
+func (r StepResponse) Turn() sim.Turn {
+	return sim.Turn{Text: r.Text, Events: r.Events, Terminated: r.Terminated, Truncated: r.Truncated,
+		DayOver: r.DayOver, Day: r.Day, Step: r.Step, Over: r.Over}
+}
+
 // ObserveResponse is observe()'s response.
 type ObserveResponse struct {
 	Observation *sim.Observation `json:"observation"`
@@ -133,10 +139,12 @@ type ProbeResponse struct {
 	Options  []string `json:"options"`
 }
 
-// AnswerRequest answers the probe with a 0-based option index.
+// AnswerRequest answers the probe with a 0-based option index and, if
+// given, a confidence in [0, 1] that the record carries.
 type AnswerRequest struct {
-	Handle int `json:"handle"`
-	Answer int `json:"answer"`
+	Handle     int      `json:"handle"`
+	Answer     int      `json:"answer"`
+	Confidence *float64 `json:"confidence,omitempty"`
 }
 
 // AnswerResponse is answer()'s response.

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -20,18 +19,16 @@ const (
 	keyKey   = "normgym.model.apiKey"
 )
 
-// modelState is a model run on screen.
+// modelState is a model run on screen: its runner, whose loop runs in a
+// goroutine of its own from the start (Runner.Run), and whether that loop
+// is running now (not held).
 type modelState struct {
 	runner  *chat.Runner
 	running bool
-	stopReq bool
-	closed  bool
+	ended   bool // the loop returned
 }
 
-func (s *modelState) close() {
-	s.stopReq, s.closed = true, true
-	s.runner.Play.Close()
-}
+func (s *modelState) close() { s.runner.Close() }
 
 func (a *app) openModel() {
 	a.set("screen", ui.ModelFormHTML(storageGet(keyURL), storageGet(keyModel), storageGet(keyKey) != "", a.visit.Label()))
@@ -61,10 +58,52 @@ func (a *app) startModel() {
 	s := &modelState{runner: r}
 	a.model = s
 	a.resetFeed()
-	a.renderGame(r.Play.Obs())
+	a.renderGame(r.Last.Observation)
 	a.set("controls", ui.ModelControlsHTML(cfg.Model))
-	a.showObs(r.Play.Last)
-	a.resume()
+	a.showObs(r.Last)
+	a.modelRunning(s)
+	go a.runModel(s)
+}
+
+// runModel runs the model's loop to the end of the visit; its hooks draw
+// each turn, the waits before retries and the holds (a stop, or a failure
+// that waits for Resume).
+func (a *app) runModel(s *modelState) {
+	r := s.runner
+	err := r.Run(fetchPoster{}, chat.Hooks{
+		Turn: func(t chat.Turn, shown ui.StepResponse) {
+			if r.Closed() {
+				return
+			}
+			a.set("m-error", "")
+			if tr := a.byID("transcript"); tr != nil {
+				insertHTML(tr, "afterbegin", chat.TurnHTML(t))
+			}
+			if t.Kind == "step" {
+				a.showObs(shown)
+			}
+		},
+		Wait: func(err error, d time.Duration, attempt int) bool { return a.modelWait(s, err, d, attempt) },
+		Hold: func(err error) {
+			if r.Closed() {
+				return
+			}
+			if err == nil {
+				a.modelStopped(s)
+			} else {
+				a.modelError(s, err)
+			}
+		},
+	})
+	s.ended = true
+	if r.Closed() {
+		return
+	}
+	if err != nil {
+		a.modelError(s, err)
+		return
+	}
+	a.modelDone()
 }
 
 func (a *app) modelClick(act string) {
@@ -78,17 +117,20 @@ func (a *app) modelClick(act string) {
 		a.set("m-key-note", "Forgotten: no key is stored in this browser.")
 	case "m-stop":
 		if s != nil && s.running {
-			s.stopReq = true
+			s.runner.Stop()
 			a.set("m-state", "stopping after this step…")
 		}
 	case "m-resume":
-		a.resume()
+		if s != nil && !s.running && !s.ended {
+			a.modelRunning(s)
+			s.runner.Resume()
+		}
 	case "m-settings":
 		a.stop()
 		a.openModel()
 	case "download":
 		if s != nil {
-			a.downloadRecord(s.runner.Play.Record)
+			a.downloadRecord(s.runner.Record)
 		}
 	}
 }
@@ -102,73 +144,40 @@ func (a *app) modelButtons(running bool) {
 	}
 }
 
-// resume runs the model until the visit ends, Stop is pressed or the
-// endpoint fails; then Resume retries from the same step.
-func (a *app) resume() {
-	s := a.model
-	if s == nil || s.running || s.runner.Done() {
-		return
-	}
-	s.running, s.stopReq = true, false
+// modelRunning shows the run going (again).
+func (a *app) modelRunning(s *modelState) {
+	s.running = true
 	a.modelButtons(true)
 	a.set("m-state", "running")
 	a.set("m-error", "")
 	a.stage("model-run")
-	r := s.runner
-	go func() {
-		attempt := 0
-		for !r.Done() && !s.stopReq {
-			t, err := r.Next(fetchPoster{})
-			if s.closed {
-				return
-			}
-			if err != nil {
-				if d, ok := chat.DefaultRetry.Wait(err, attempt, time.Now(), rand.Int64N); ok {
-					attempt++
-					if !a.modelWait(s, err, d, attempt) {
-						break // stopped while waiting
-					}
-					continue
-				}
-				a.modelError(s, err)
-				return
-			}
-			attempt = 0
-			a.set("m-error", "")
-			a.set("m-state", "running")
-			if tr := a.byID("transcript"); tr != nil {
-				insertHTML(tr, "afterbegin", chat.TurnHTML(t))
-			}
-			if t.Kind == "step" {
-				a.showObs(r.Play.Last)
-			}
-		}
-		s.running = false
-		a.modelButtons(false)
-		if !r.Done() {
-			a.set("m-state", "stopped")
-			a.stage("model-stopped")
-			return
-		}
-		a.modelDone()
-	}()
+}
+
+// modelStopped shows a run held after Stop, until Resume.
+func (a *app) modelStopped(s *modelState) {
+	s.running = false
+	a.modelButtons(false)
+	a.set("m-state", "stopped")
+	a.stage("model-stopped")
 }
 
 // modelWait shows why and how long the run waits before retrying, and
-// counts down; it returns false if Stop was pressed meanwhile.
+// counts down; it returns false if Stop was pressed (or the run closed)
+// meanwhile.
 func (a *app) modelWait(s *modelState, err error, d time.Duration, attempt int) bool {
+	r := s.runner
 	a.stage("model-wait")
 	end := time.Now().Add(d)
 	for left := d; left > 0; left = time.Until(end) {
-		if s.closed || s.stopReq {
+		if r.Closed() || r.Stopping() {
 			return false
 		}
-		a.set("m-state", escape(chat.WaitText(err, left, attempt, chat.DefaultRetry.Max)))
+		a.set("m-state", escape(chat.WaitText(err, left, attempt, chat.Retry().Max)))
 		time.Sleep(min(left, 250*time.Millisecond))
 	}
 	a.set("m-state", "running")
 	a.stage("model-run")
-	return !s.closed && !s.stopReq
+	return !r.Closed() && !r.Stopping()
 }
 
 // modelError pauses the run and says why; a request that got no answer
@@ -190,7 +199,8 @@ func (a *app) modelError(s *modelState, err error) {
 
 func (a *app) modelDone() {
 	s := a.model
-	rec := s.runner.Play.Record
+	rec := s.runner.Record
+	s.running = false
 	a.publish(rec)
 	if b := button(a.byID("m-resume")); b != nil {
 		b.SetDisabled(true)

@@ -85,14 +85,14 @@ func (a *app) openPlay() {
 
 // replayFeed rebuilds the feed of a resumed visit from its trajectory.
 func (a *app) replayFeed(p *ui.Play) {
-	env, first, err := a.client.Reset(a.visit.ID)
+	env, first, err := a.client.Open(a.visit.ID)
 	if err != nil {
 		return
 	}
 	defer env.Close()
 	a.addEvents(first.Events, &first.Observation.Frame)
 	for _, act := range p.Actions {
-		r, err := env.Step(act)
+		r, err := ui.StepShown(env, act)
 		if err != nil {
 			return
 		}

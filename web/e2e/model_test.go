@@ -17,9 +17,8 @@ import (
 
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/wasm/host"
-	"github.com/normgym/normgym/web/internal/chat"
-	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // fakeLLM is an OpenAI-compatible endpoint that plays a script of actions.
@@ -57,7 +56,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
-	var req chat.Request
+	var req prompt.Request
 	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 		f.bad = append(f.bad, "request to "+r.Method+" "+r.URL.Path)
 	}
@@ -138,7 +137,7 @@ func runModel(t *testing.T, s *session, size string) {
 	id := "market/place.terrain=grass/observe/s104"
 	base := greedy(t, id)
 	ctx := context.Background()
-	v, _, text, err := simtest.Runtime(t).Reset(ctx, id)
+	v, _, text, err := wasmtest.Runtime(t).Reset(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

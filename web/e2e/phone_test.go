@@ -41,7 +41,7 @@ func TestTouch(t *testing.T) {
 			s.load("#visit=" + tc.id)
 			s.waitStage(10*time.Second, "consent")
 			base := greedy(t, tc.id)
-			env, _, err := sim.NewEnv(tc.id)
+			env, _, err := sim.NewVisit(tc.id)
 			if err != nil {
 				t.Fatal(err)
 			}

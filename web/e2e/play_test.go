@@ -18,8 +18,8 @@ import (
 
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
-	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // keyboardVisits covers every world and condition between them.
@@ -48,7 +48,7 @@ func greedy(t *testing.T, id string) sim.Record {
 func hostHash(t *testing.T, id string, actions []string) string {
 	t.Helper()
 	ctx := context.Background()
-	v, _, _, err := simtest.Runtime(t).Reset(ctx, id)
+	v, _, _, err := wasmtest.Runtime(t).Reset(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func playByKeys(t *testing.T, s *session, id string, base sim.Record, hook func(
 // playFromDay is playByKeys from the first day's screen on.
 func playFromDay(t *testing.T, s *session, id string, base sim.Record, hook func(stage string, n int)) {
 	t.Helper()
-	env, _, err := sim.NewEnv(id)
+	env, _, err := sim.NewVisit(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestPlayByKeyboard(t *testing.T) {
 	if err := dec.Decode(&srec); err != nil {
 		t.Fatalf("the downloaded file is not a NormGym record: %v", err)
 	}
-	res, err := simtest.Runtime(t).Replay(context.Background(), srec)
+	res, err := wasmtest.Runtime(t).Replay(context.Background(), srec)
 	if err != nil || !res.Match {
 		t.Fatalf("replay of the downloaded record: %v, diffs %v", err, res.Diffs)
 	}

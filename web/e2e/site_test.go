@@ -27,9 +27,9 @@ import (
 	"github.com/normgym/normgym/wasm/host"
 	"github.com/normgym/normgym/wasm/simwasm"
 	"github.com/normgym/normgym/web/internal/browser"
-	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/site"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // siteServer starts the real NormGym server (the wazero verifier, a
@@ -58,7 +58,7 @@ func siteServerWith(t *testing.T) (*httptest.Server, *store.Store, *traffic) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close(context.Background()) })
-	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(simtest.Runtime(t)), Engine: sessions.Wasm(rt),
+	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(wasmtest.Runtime(t)), Engine: sessions.Wasm(rt),
 		Web: os.DirFS(builtSite(t)), OpenRooms: true})
 	if err != nil {
 		t.Fatal(err)

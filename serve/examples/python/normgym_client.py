@@ -244,6 +244,7 @@ def main(argv):
     ap.add_argument("--suite", help="with --key: play the key's next sealed visit of this suite (stored under its label)")
     ap.add_argument("--key", help="a submitter key: its sealed suite visits are stored under its label")
     ap.add_argument("--http", action="store_true", help="use POST /reset and /step instead of the WebSocket")
+    ap.add_argument("--trace", help="write every observation the server sent, whole, as a JSON line to this file")
     args = ap.parse_args(argv)
     params = {}
     if args.visit:
@@ -254,8 +255,13 @@ def main(argv):
     if args.key:
         params["key"] = args.key
     result = env.reset(**params)
+    trace = open(args.trace, "w") if args.trace else None
     actions, k = [], 0
-    while not result["done"]:
+    while True:
+        if trace:
+            trace.write(json.dumps(result["observation"]) + "\n")
+        if result["done"]:
+            break
         obs = result["observation"]
         if obs["stage"] == "probe":
             result = env.step({"answer": 0})
@@ -268,6 +274,8 @@ def main(argv):
             print("refused:", e, file=sys.stderr)
             return 1
         actions.append(a)
+    if trace:
+        trace.close()
     state = env.state()
     if isinstance(env, NormGymEnv):
         env.close()

@@ -186,7 +186,7 @@ func appendTile(b []byte, t *sim.Tile) []byte {
 
 // sameTile reports whether a and b certainly hold the same tile, telling
 // equal strings by their memory, not their bytes: an observation written
-// over by sim.Env.StepInto keeps the strings of the tiles that did not
+// over by sim.Visit.StepInto keeps the strings of the tiles that did not
 // change. A false answer for equal tiles only costs encoding one again.
 func sameTile(a, b *sim.Tile) bool {
 	return a.Stock == b.Stock && a.Loose == b.Loose && sameString(a.Terrain, b.Terrain) &&

@@ -28,7 +28,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			env, obs, err := sim.NewEnv(visit)
+			env, obs, err := sim.NewVisit(visit)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ package guest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,14 +33,17 @@ type Guest struct {
 	out  []byte // the last response with an observation
 }
 
-// session is an open environment, the observation its steps are written
-// into (sim.Env.StepInto: each is encoded at once, so one serves every
-// step) and the encodings of its tiles and text lines.
+// session is an open environment: the core's Env (sim.Native, which keeps
+// the contract's rules about the probe and writes every step into one
+// observation, encoded at once) and the encodings of its tiles and text
+// lines.
 type session struct {
-	env   *sim.Env
-	obs   *sim.Observation
+	env   *sim.Native
 	cache visitCache
 }
+
+// bg is the context of the Native's calls, which never block.
+var bg = context.Background()
 
 // New returns a guest with no open environment.
 func New() *Guest { return &Guest{envs: map[int]*session{}, next: 1} }
@@ -112,7 +116,7 @@ func (g *Guest) session(h int) (*session, error) {
 	return s, nil
 }
 
-func (g *Guest) env(h int) (*sim.Env, error) {
+func (g *Guest) env(h int) (*sim.Native, error) {
 	s, err := g.session(h)
 	if err != nil {
 		return nil, err
@@ -165,10 +169,12 @@ func (g *Guest) Reset(in []byte) []byte {
 		if len(g.envs) >= wire.MaxHandles {
 			return nil, errorf("too many open environments (%d): close some", wire.MaxHandles)
 		}
-		e, obs, err := sim.NewEnv(req.Visit)
+		e := new(sim.Native)
+		turn, err := e.Reset(bg, req.Visit)
 		if err != nil {
 			return nil, err
 		}
+		obs := e.Visit().Observe()
 		h := g.next
 		for g.envs[h] != nil || h <= 0 {
 			h++
@@ -176,10 +182,10 @@ func (g *Guest) Reset(in []byte) []byte {
 				h = 1
 			}
 		}
-		s := &session{env: e, obs: obs}
+		s := &session{env: e}
 		g.envs[h] = s
 		g.next = h + 1
-		g.out = appendResetResponse(g.out[:0], &wire.ResetResponse{Handle: h, Observation: obs, Text: obs.Text()}, &s.cache)
+		g.out = appendResetResponse(g.out[:0], &wire.ResetResponse{Handle: h, Observation: obs, Text: turn.Text}, &s.cache)
 		return encoded(g.out), nil
 	})
 }
@@ -210,11 +216,7 @@ func (g *Guest) Step(in []byte) []byte {
 		if err != nil {
 			return nil, err
 		}
-		a, err := sim.ParseAction(req.Action)
-		if err != nil {
-			return nil, err
-		}
-		res, err := s.env.StepInto(a, s.obs)
+		res, err := s.env.StepObserve(req.Action)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +239,7 @@ func (g *Guest) Observe(in []byte) []byte {
 		if err != nil {
 			return nil, err
 		}
-		o := e.Observe()
+		o := e.Visit().Observe()
 		g.out = appendObserveResponse(g.out[:0], &wire.ObserveResponse{Observation: o, Text: o.Text()}, nil)
 		return encoded(g.out), nil
 	})
@@ -250,26 +252,29 @@ func (g *Guest) Score(in []byte) []byte {
 		if err != nil {
 			return nil, err
 		}
-		return wire.ScoreResponse{Scores: e.Scores(), Hash: e.Hash(), Over: e.Over()}, nil
+		v := e.Visit()
+		return wire.ScoreResponse{Scores: v.Scores(), Hash: v.Hash(), Over: v.Over()}, nil
 	})
 }
 
-// Probe returns an open environment's probe; control visits have none.
+// Probe returns an open environment's probe once its visit is over;
+// control visits have none (sim.Env's contract).
 func (g *Guest) Probe(in []byte) []byte {
 	return respond(func() (any, error) {
 		e, err := g.handle(in)
 		if err != nil {
 			return nil, err
 		}
-		p := e.Probe()
-		if p == nil {
-			return nil, sim.ErrNoProbe
+		p, err := e.Probe(bg)
+		if err != nil {
+			return nil, err
 		}
 		return wire.ProbeResponse{Question: p.Question, Options: p.Options}, nil
 	})
 }
 
-// Answer records the newcomer's probe answer.
+// Answer records the newcomer's probe answer and confidence (sim.Env's
+// contract).
 func (g *Guest) Answer(in []byte) []byte {
 	return respond(func() (any, error) {
 		var req wire.AnswerRequest
@@ -280,7 +285,7 @@ func (g *Guest) Answer(in []byte) []byte {
 		if err != nil {
 			return nil, err
 		}
-		ok, err := e.Answer(req.Answer)
+		ok, err := e.Answer(bg, req.Answer, req.Confidence)
 		if err != nil {
 			return nil, err
 		}
@@ -299,11 +304,11 @@ func (g *Guest) Record(in []byte) []byte {
 		if err != nil {
 			return nil, err
 		}
-		return e.Record(req.Agent, req.Client), nil
+		return e.Record(bg, req.Agent, req.Client)
 	})
 }
 
-func (g *Guest) handle(in []byte) (*sim.Env, error) {
+func (g *Guest) handle(in []byte) (*sim.Native, error) {
 	var req wire.HandleRequest
 	if err := decode(in, &req, true); err != nil {
 		return nil, err

@@ -1,12 +1,11 @@
 // Package chat runs a visit with a language model as the newcomer, over
 // any OpenAI-compatible chat-completions endpoint, from the browser. It
-// plays under exactly the headless harness's protocol
-// (sim/prompt/PROMPTS.md, package sim/prompt): the plain system prompt,
-// the sim's text observation as each new user turn, the conversation that
-// keeps every past step's recap (prompt.Conversation under the default
-// options), the probe turn and the strict ACTION:/ANSWER: extraction. For
-// the same visit and replies it sends the messages `normgym eval` sends,
-// byte for byte (TestSameMessagesAsHarness).
+// runs the headless harness's own model loop (prompt.Run, sim/prompt) over
+// the page's sim.wasm (ui.Env) under eval's default settings with the
+// plain prompt: the same requests, replies' reading, record and extra as
+// `normgym eval`, and the same retry policy but for requests that got no
+// answer (Retry). What is the browser's own: fetch (Poster), the wait on
+// screen, and pausing until the person resumes.
 package chat
 
 import (
@@ -27,40 +26,42 @@ func SystemPrompt() string { return prompt.SystemPrompt(Variant, nil) }
 // Message is one chat message.
 type Message = prompt.Message
 
-// Request is the body of POST {base}/chat/completions.
-type Request struct {
-	Model       string    `json:"model"`
-	Messages    []Message `json:"messages"`
-	Temperature float64   `json:"temperature"`
-	MaxTokens   int       `json:"max_tokens,omitempty"`
+// Retry is the browser's retry policy: eval's (prompt.DefaultRetry), but a
+// request that got no answer at all is not retried: in a browser that is
+// most often a CORS refusal, which waiting does not cure (ExplainNoAnswer
+// says what to do; Resume tries again).
+func Retry() prompt.Retry {
+	p := prompt.DefaultRetry()
+	p.NoAnswer = false
+	return p
 }
 
-// Usage is a response's token count, as the endpoint reports it, and a
-// run's totals with the requests' size (recorded in extra.usage).
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	// PromptTokensDetails carries the prompt tokens read from the
-	// provider's cache, where it says (only in responses).
-	PromptTokensDetails *struct {
-		CachedTokens int `json:"cached_tokens"`
-	} `json:"prompt_tokens_details,omitempty"`
-	// CachedPromptTokens sums the cached tokens reported (run totals).
-	CachedPromptTokens int `json:"cached_prompt_tokens,omitempty"`
-	// RequestBytes sums the request bodies sent, UnsharedBytes the bytes
-	// of each outside its common prefix with the previous one (run
-	// totals, as eval records them).
-	RequestBytes  int `json:"request_bytes,omitempty"`
-	UnsharedBytes int `json:"unshared_bytes,omitempty"`
-}
-
-// Response is the part of a chat-completions answer the runner reads.
-type Response struct {
+// response is the part of a chat-completions answer the runner reads.
+type response struct {
 	Choices []struct {
 		Message Message `json:"message"`
 	} `json:"choices"`
-	Usage *Usage `json:"usage,omitempty"`
+	Usage *struct {
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		TotalTokens         int `json:"total_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage,omitempty"`
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error,omitempty"`
+}
+
+// usage is the answer's usage as prompt.Usage.
+func (r response) usage() prompt.Usage {
+	var u prompt.Usage
+	if w := r.Usage; w != nil {
+		u = prompt.Usage{PromptTokens: w.PromptTokens, CompletionTokens: w.CompletionTokens, TotalTokens: w.TotalTokens}
+		if d := w.PromptTokensDetails; d != nil {
+			u.CachedTokens, u.CacheReported = d.CachedTokens, true
+		}
+	}
+	return u
 }

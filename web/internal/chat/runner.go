@@ -1,11 +1,15 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"sync"
+	"time"
 
-	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/ui"
 )
@@ -45,9 +49,18 @@ func (c Config) Host() string {
 	return u
 }
 
+// Settings are how the browser plays: eval's defaults (prompt.Run's
+// settings) with the plain prompt, temperature 0 and no max_tokens, as a
+// client named "normgym-web".
+func (c Config) Settings() prompt.Settings {
+	temp := 0.0
+	return prompt.Settings{Variant: Variant, Options: Options(), Model: c.Model, Endpoint: c.Host(),
+		Temperature: &temp, App: "normgym-web"}
+}
+
 // Turn is one exchange of the transcript.
 type Turn struct {
-	// Kind is "step" or "probe".
+	// Kind is "step", "notes" or "probe".
 	Kind   string
 	Day    int
 	Step   int
@@ -56,7 +69,7 @@ type Turn struct {
 	// Action is what was sent to the sim ("wait" after a format error).
 	Action      string
 	FormatError bool
-	Usage       Usage
+	Usage       prompt.Usage
 	// Events are the step's events (to show sanctions in the transcript),
 	// about Frame, the map after the step.
 	Events []ui.Event
@@ -80,145 +93,214 @@ func (e *EndpointError) Error() string {
 	return fmt.Sprintf("the endpoint answered %d: %s", e.Status, e.Message)
 }
 
-// Runner plays one visit with a model. Call Next until Done; after an
-// error, calling Next again retries the same request.
-type Runner struct {
-	Play         *ui.Play
-	Config       Config
-	Turns        []Turn
-	FormatErrors int
-	Usage        Usage
-	conv         *prompt.Conversation
-	// pending is the request of a user turn asked but not yet answered
-	// (an endpoint error): a retry sends it again unchanged.
-	pending []Message
-	// prev is the last request body answered (for Usage.UnsharedBytes).
-	prev []byte
+// ErrClosed ends a run closed before its end.
+var ErrClosed = errors.New("chat: the run was closed")
+
+// Hooks are how a run reaches the page. They are called from the goroutine
+// of Run.
+type Hooks struct {
+	// Turn is called after each request is applied, with the screen it
+	// leads to (a step's; the last one for notes and the probe).
+	Turn func(t Turn, shown ui.StepResponse)
+	// Wait is called before a failed request is sent again, d from now
+	// (retry number attempt); it does the waiting and returns false if
+	// the run was stopped or closed meanwhile.
+	Wait func(err error, d time.Duration, attempt int) bool
+	// Hold is called when the run holds: after Stop (err nil), or after a
+	// request that failed for good (err). The run goes on after Resume.
+	Hold func(err error)
 }
 
-// NewRunner opens visit v for the model named in cfg.
+// Runner plays one visit with a model: prompt.Run, the one model loop, over
+// the page's module (ui.Env) with the endpoint as its Chat. Run blocks
+// until the visit is over or closed, so the page calls it in a goroutine
+// and steers it with Stop, Resume and Close.
+type Runner struct {
+	Visit  ui.Resolved
+	Config Config
+	Env    *ui.Env
+	// Last is the screen on show: the first, then each step's.
+	Last ui.StepResponse
+	// Turns are the exchanges so far; FormatErrors counts the replies
+	// without a usable ACTION or ANSWER line.
+	Turns        []Turn
+	FormatErrors int
+	// Record is the finished visit's record (nil until Done).
+	Record *ui.Record
+
+	mu      sync.Mutex
+	stop    bool
+	resume  chan struct{}
+	closing chan struct{}
+	closed  bool
+}
+
+// NewRunner opens visit v for the model named in cfg, showing its first
+// screen (Last).
 func NewRunner(c *ui.Client, v ui.Resolved, cfg Config) (*Runner, error) {
-	p, err := ui.NewPlay(c, v, cfg.Model, "model")
+	env, first, err := c.Open(v.ID)
 	if err != nil {
 		return nil, err
 	}
-	p.Start()
-	p.Begin()
-	return &Runner{Play: p, Config: cfg, conv: prompt.NewConversation(Variant, Options())}, nil
+	return &Runner{Visit: v, Config: cfg, Env: env, Last: first, resume: make(chan struct{}, 1), closing: make(chan struct{})}, nil
 }
 
 // Done reports whether the visit is over and recorded.
-func (r *Runner) Done() bool { return r.Play.Stage == ui.StageResult }
+func (r *Runner) Done() bool { return r.Record != nil }
 
-// Messages returns the request messages for the user turn user, under
-// the history policy (prompt.Conversation): the system prompt, every
-// earlier step cut back to its recap and reply, and user. Until the turn
-// is answered, asking it again returns the same messages.
-func (r *Runner) Messages(user string) []Message {
-	if n := len(r.pending); n > 0 && r.pending[n-1].Content == user {
-		return r.pending
-	}
-	r.pending = r.conv.Ask(user)
-	return r.pending
+// Stop asks the run to hold before its next request (Hooks.Hold with nil).
+func (r *Runner) Stop() {
+	r.mu.Lock()
+	r.stop = true
+	r.mu.Unlock()
 }
 
-// Next makes one request (a step, or the probe at the end) and applies
-// its answer.
-func (r *Runner) Next(p Poster) (Turn, error) {
-	switch r.Play.Stage {
-	case ui.StageConsent, ui.StageDay:
-		r.Play.Start()
-		r.Play.Begin()
-	case ui.StageResult:
-		return Turn{}, fmt.Errorf("chat: the visit is over")
-	}
-	if r.Play.Stage == ui.StageProbe {
-		return r.probe(p)
-	}
-	o := r.Play.Obs()
-	user := r.Play.Last.Text
-	reply, usage, err := r.complete(p, user)
-	if err != nil {
-		return Turn{}, err
-	}
-	t := Turn{Kind: "step", Day: o.Day, Step: o.Frame.Step, Prompt: user, Reply: reply, Usage: usage}
-	action := "wait"
-	if a, err := prompt.ExtractAction(reply); err == nil {
-		action = a.String()
-	} else {
-		t.FormatError = true
-		r.FormatErrors++
-	}
-	t.Action = action
-	resp, _, err := r.Play.Act(action)
-	if err != nil {
-		return t, err
-	}
-	t.Events = resp.Events
-	if resp.Observation != nil {
-		t.Frame = &resp.Observation.Frame
-	}
-	r.Turns = append(r.Turns, t)
-	if r.Done() { // a control visit: no probe
-		r.decorate()
-	}
-	return t, nil
+// Stopping reports whether Stop was called and the run has not held yet.
+func (r *Runner) Stopping() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stop
 }
 
-func (r *Runner) probe(p Poster) (Turn, error) {
-	pr := r.Play.Probe
-	if pr == nil {
-		return Turn{}, r.finish(-1)
+// Resume lets a held run go on. It never blocks.
+func (r *Runner) Resume() {
+	r.mu.Lock()
+	r.stop = false
+	r.mu.Unlock()
+	select {
+	case r.resume <- struct{}{}:
+	default:
 	}
-	user := prompt.ProbePrompt(r.Play.Last.Text, &sim.Probe{Question: pr.Question, Options: pr.Options})
-	reply, usage, err := r.complete(p, user)
-	if err != nil {
-		return Turn{}, err
-	}
-	t := Turn{Kind: "probe", Prompt: user, Reply: reply, Usage: usage}
-	k, err := prompt.ExtractAnswer(reply, len(pr.Options))
-	if err != nil {
-		t.FormatError = true
-		r.FormatErrors++
-		k = -1
-	} else {
-		t.Action = "answer " + fmt.Sprint(k+1)
-	}
-	r.Turns = append(r.Turns, t)
-	return t, r.finish(k)
 }
 
-func (r *Runner) finish(k int) error {
-	if err := r.Play.Finish(k, 0); err != nil {
+// Close ends the run (Run returns ErrClosed) and frees the visit.
+func (r *Runner) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		close(r.closing)
+	}
+}
+
+// Closed reports whether Close was called.
+func (r *Runner) Closed() bool {
+	select {
+	case <-r.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Run plays the visit to its end with p as the page's fetch, and sets
+// Record. It returns ErrClosed if the run was closed first.
+func (r *Runner) Run(p Poster, h Hooks) error {
+	defer r.Env.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	rec, _, err := prompt.Run(ctx, r.Env, r.Visit.ID, r.Config.Settings(), r.chat(p, h), r.observe(h))
+	if err != nil {
+		if r.Closed() {
+			return ErrClosed
+		}
 		return err
 	}
-	r.decorate()
+	if r.Visit.Suite != "" {
+		rec.Suite, rec.SuiteVersion = r.Visit.Suite, r.Visit.SuiteVersion
+	}
+	r.Record = &rec
 	return nil
 }
 
-// decorate adds the model run's details to the record.
-func (r *Runner) decorate() {
-	rec := r.Play.Record
-	if rec.Probe != nil {
-		rec.Probe.Confidence = nil // the model is not asked for one
-	}
-	rec.Extra = map[string]any{
-		"model":          r.Config.Model,
-		"endpoint":       r.Config.Host(),
-		"prompt":         string(Variant),
-		"prompt_version": prompt.PromptVersion,
-		"history":        r.conv.History(),
-		"format_errors":  r.FormatErrors,
-		"requests":       len(r.Turns),
-		"usage":          r.Usage,
-		"app":            "normgym-web",
+// observe keeps each exchange of the loop as a transcript turn and the
+// screen it leads to.
+func (r *Runner) observe(h Hooks) func(prompt.Exchange) {
+	return func(ex prompt.Exchange) {
+		t := Turn{Kind: string(ex.Kind), Day: ex.Day, Step: ex.Step, Prompt: ex.Prompt, Reply: ex.Reply.Content,
+			Action: ex.Action, FormatError: ex.FormatError, Usage: ex.Reply.Usage}
+		if ex.Kind == prompt.AskStep {
+			if shown, err := ui.Shown(r.Env, ex.Turn); err == nil {
+				r.Last = shown
+				t.Events, t.Frame = shown.Events, &shown.Observation.Frame
+			}
+		}
+		r.Turns = append(r.Turns, t)
+		if t.FormatError {
+			r.FormatErrors++
+		}
+		if h.Turn != nil {
+			h.Turn(t, r.Last)
+		}
 	}
 }
 
-func (r *Runner) complete(p Poster, user string) (string, Usage, error) {
-	body, err := json.Marshal(Request{Model: r.Config.Model, Messages: r.Messages(user)})
+// chat is the loop's Chat: it sends a request to the endpoint, retries as
+// Retry says (Hooks.Wait), and holds after Stop or a failure that is not
+// retried (Hooks.Hold) until the run is resumed, sending it again.
+func (r *Runner) chat(p Poster, h Hooks) prompt.Chat {
+	policy := Retry()
+	return func(ctx context.Context, req prompt.Request) (prompt.Reply, error) {
+		start := time.Now()
+		for attempt, sent := 0, 0; ; {
+			if r.Stopping() {
+				if err := r.hold(h, nil); err != nil {
+					return prompt.Reply{}, err
+				}
+			}
+			reply, err := r.complete(p, req)
+			sent++
+			if err == nil {
+				reply.Latency, reply.Attempts = time.Since(start), sent
+				return reply, nil
+			}
+			var e *EndpointError
+			errors.As(err, &e)
+			if d, ok := policy.Wait(prompt.Failure{Status: e.Status, RetryAfter: e.RetryAfter}, attempt, time.Now(), rand.Int64N); ok {
+				attempt++
+				if h.Wait == nil || h.Wait(err, d, attempt) {
+					continue
+				}
+				if r.Closed() {
+					return prompt.Reply{}, ErrClosed
+				}
+				attempt = 0 // stopped while waiting: held at the next pass
+				continue
+			}
+			if err := r.hold(h, err); err != nil {
+				return prompt.Reply{}, err
+			}
+			attempt = 0
+		}
+	}
+}
+
+// hold tells the page the run holds (after Stop: why nil) and waits for
+// Resume or Close.
+func (r *Runner) hold(h Hooks, why error) error {
+	if h.Hold != nil {
+		h.Hold(why)
+	}
+	select {
+	case <-r.resume:
+		return nil
+	case <-r.closing:
+		return ErrClosed
+	}
+}
+
+// complete sends req to the endpoint and reads its answer.
+func (r *Runner) complete(p Poster, req prompt.Request) (prompt.Reply, error) {
+	body, err := req.Body()
 	if err != nil {
-		return "", Usage{}, err
+		return prompt.Reply{}, err
 	}
 	h := map[string]string{"Content-Type": "application/json"}
 	if k := strings.TrimSpace(r.Config.APIKey); k != "" {
@@ -226,10 +308,10 @@ func (r *Runner) complete(p Poster, user string) (string, Usage, error) {
 	}
 	hr, err := p.Post(r.Config.Endpoint(), h, body)
 	if err != nil {
-		return "", Usage{}, &EndpointError{Message: err.Error()}
+		return prompt.Reply{}, &EndpointError{Message: err.Error()}
 	}
 	status, out := hr.Status, hr.Body
-	var resp Response
+	var resp response
 	jerr := json.Unmarshal(out, &resp)
 	if status < 200 || status > 299 {
 		msg := strings.TrimSpace(string(out))
@@ -242,41 +324,15 @@ func (r *Runner) complete(p Poster, user string) (string, Usage, error) {
 		if msg == "" {
 			msg = "(empty body)"
 		}
-		return "", Usage{}, &EndpointError{Status: status, Message: msg, RetryAfter: hr.RetryAfter}
+		return prompt.Reply{}, &EndpointError{Status: status, Message: msg, RetryAfter: hr.RetryAfter}
 	}
 	switch {
 	case jerr != nil:
-		return "", Usage{}, &EndpointError{Status: status, Message: "the answer is not chat-completions JSON: " + jerr.Error()}
+		return prompt.Reply{}, &EndpointError{Status: status, Message: "the answer is not chat-completions JSON: " + jerr.Error()}
 	case resp.Error != nil:
-		return "", Usage{}, &EndpointError{Status: status, Message: resp.Error.Message}
+		return prompt.Reply{}, &EndpointError{Status: status, Message: resp.Error.Message}
 	case len(resp.Choices) == 0:
-		return "", Usage{}, &EndpointError{Status: status, Message: "the answer has no choices"}
+		return prompt.Reply{}, &EndpointError{Status: status, Message: "the answer has no choices"}
 	}
-	content := resp.Choices[0].Message.Content
-	r.conv.Reply(content)
-	r.pending = nil
-	var u Usage
-	if resp.Usage != nil {
-		u = *resp.Usage
-		r.Usage.PromptTokens += u.PromptTokens
-		r.Usage.CompletionTokens += u.CompletionTokens
-		if d := u.PromptTokensDetails; d != nil {
-			r.Usage.CachedPromptTokens += d.CachedTokens
-		}
-	}
-	r.Usage.RequestBytes += len(body)
-	r.Usage.UnsharedBytes += len(body) - commonPrefix(r.prev, body)
-	r.prev = body
-	return content, u, nil
-}
-
-// commonPrefix returns the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
+	return prompt.Reply{Content: resp.Choices[0].Message.Content, Usage: resp.usage()}, nil
 }

@@ -5,19 +5,21 @@ package chat_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
-	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/prompt"
 	"github.com/normgym/normgym/web/internal/chat"
-	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // httpPoster is chat.Poster over net/http.
@@ -40,204 +42,126 @@ func (httpPoster) Post(url string, h map[string]string, body []byte) (chat.HTTPR
 	return chat.HTTPResponse{Status: resp.StatusCode, Body: b, RetryAfter: resp.Header.Get("Retry-After")}, err
 }
 
-// TestRunner plays a visit with a scripted endpoint: every request carries
-// the system prompt and ends with the sim's text; failures leave the run
-// where it was; unparseable replies become "wait" and are counted.
+// endpoint is a scripted chat-completions endpoint: it answers with
+// reply(request number, messages), or with the status fails[n] for the
+// n-th request (1-based).
+type endpoint struct {
+	t     *testing.T
+	mu    sync.Mutex
+	calls int
+	fails map[int]int
+	reply func(n int, ms []prompt.Message) string
+	sent  [][]prompt.Message // the requests answered
+}
+
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls++
+	var body prompt.Request
+	if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+		e.t.Error(err)
+	}
+	if body.Messages[0].Content != prompt.SystemPrompt(prompt.Plain, nil) || req.Header.Get("Authorization") != "Bearer k" {
+		e.t.Error("request without the system prompt or the key")
+	}
+	if code, ok := e.fails[e.calls]; ok {
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error":{"message":"failure %d"}}`, code)
+		return
+	}
+	e.sent = append(e.sent, body.Messages)
+	content := e.reply(len(e.sent)-1, body.Messages)
+	json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": content}}}})
+}
+
+// TestRunner plays a visit with a scripted endpoint: the prompts are the
+// sim's text; a 500 and a 429 are retried by the policy (Hooks.Wait), a
+// 401 holds the run until Resume, and so does Stop; unparseable replies
+// become "wait" and are counted; the record is the model's, with eval's
+// extra.
 func TestRunner(t *testing.T) {
 	id := "park/place.color=red/solo/s102"
-	env, err := agents.Play(id, "greedy")
+	v, err := agents.Play(id, "greedy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := env.Record("greedy", "baseline")
-
-	c := simtest.Client(t)
-	r, err := chat.NewRunner(c, ui.Resolved{ID: id}, chat.Config{BaseURL: "", Model: "m", APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Play.Close()
-
-	var script []string                // replies, in order
-	script = append(script, "", "hmm") // two format errors: two waits
-	for _, a := range base.Actions {
-		script = append(script, "ACTION: "+a)
-	}
-	calls, fails := 0, map[int]int{3: 500, 9: 429}
-	var lastPrompt string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		calls++
-		var body chat.Request
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
-			t.Error(err)
+	base := v.Record("greedy", "baseline")
+	script := append([]string{"", "hmm"}, base.Actions...) // two format errors: two waits
+	e := &endpoint{t: t, fails: map[int]int{3: 500, 9: 429, 12: 401}, reply: func(n int, ms []prompt.Message) string {
+		if strings.Contains(ms[len(ms)-1].Content, "\nOne last question.") {
+			return "ANSWER: 1"
 		}
-		if body.Messages[0].Content != prompt.SystemPrompt(prompt.Plain, nil) || req.Header.Get("Authorization") != "Bearer k" {
-			t.Error("request without the system prompt or the key")
+		if n < len(script) {
+			return "ACTION: " + script[n]
 		}
-		lastPrompt = body.Messages[len(body.Messages)-1].Content
-		if code, ok := fails[calls]; ok {
-			w.WriteHeader(code)
-			fmt.Fprintf(w, `{"error":{"message":"failure %d"}}`, code)
-			return
-		}
-		reply := "ANSWER: 1"
-		if !strings.Contains(lastPrompt, "\nOne last question.") {
-			reply = "ACTION: wait"
-			if len(script) > 0 {
-				reply, script = script[0], script[1:]
-			}
-		}
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": reply}}}})
-	}))
+		return "ACTION: wait"
+	}}
+	srv := httptest.NewServer(e)
 	defer srv.Close()
-	r.Config.BaseURL = srv.URL
-
-	errs := 0
-	for !r.Done() {
-		want := r.Play.Last.Text
-		_, err := r.Next(httpPoster{})
-		if err != nil {
-			errs++
-			if _, ok := err.(*chat.EndpointError); !ok {
-				t.Fatalf("error %T %v, want an EndpointError", err, err)
+	r, err := chat.NewRunner(wasmtest.Client(t), ui.Resolved{ID: id}, chat.Config{BaseURL: srv.URL, Model: "m", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waits, holds []string
+	steps := 0
+	r.Stop() // held before the first request
+	err = r.Run(httpPoster{}, chat.Hooks{
+		Turn: func(turn chat.Turn, shown ui.StepResponse) {
+			if turn.Kind == "step" {
+				steps++
+				if shown.Text == "" || shown.Observation == nil || shown.Text != r.Last.Text {
+					t.Errorf("turn %d: the screen after the step is empty", steps)
+				}
 			}
-			continue
-		}
-		if r.Turns[len(r.Turns)-1].Kind == "step" && lastPrompt != want {
-			t.Fatalf("prompt %q, want the sim's text %q", lastPrompt, want)
-		}
-		if errs > 10 {
-			t.Fatal("too many errors")
-		}
+		},
+		Wait: func(err error, d time.Duration, attempt int) bool {
+			waits = append(waits, fmt.Sprint(err.(*chat.EndpointError).Status))
+			return true
+		},
+		Hold: func(err error) {
+			holds = append(holds, fmt.Sprint(err))
+			r.Resume()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if errs != 2 {
-		t.Errorf("%d endpoint errors, want 2", errs)
+	if got, want := strings.Join(waits, " "), "500 429"; got != want {
+		t.Errorf("waits before retries after %s, want %s", got, want)
 	}
-	rec := r.Play.Record
-	if r.FormatErrors != 2 || rec.Extra["format_errors"] != 2 {
-		t.Errorf("format errors %d / %v, want 2", r.FormatErrors, rec.Extra["format_errors"])
+	if len(holds) != 2 || holds[0] != "<nil>" || !strings.Contains(holds[1], "401") {
+		t.Errorf("holds %q, want Stop's, then the 401's", holds)
+	}
+	rec := r.Record
+	x, ok := prompt.ReadExtra(rec.Extra)
+	if !ok || r.FormatErrors != 2 || x.FormatErrors != 2 || x.App != "normgym-web" || x.Prompt != "plain" || x.PromptVersion != prompt.PromptVersion {
+		t.Errorf("format errors %d, extra %+v", r.FormatErrors, x)
 	}
 	if got, want := strings.Join(rec.Actions[2:], ","), strings.Join(base.Actions[:len(rec.Actions)-2], ","); got != want {
 		t.Errorf("actions after the two waits differ from the script")
 	}
-	if rec.Client != "model" || rec.Agent != "m" || rec.Probe == nil || rec.Probe.Answer != 0 {
+	if rec.Client != "model" || rec.Agent != "m" || rec.Probe == nil || rec.Probe.Answer != 0 || rec.Probe.Confidence != nil {
 		t.Errorf("record %q %q probe %+v", rec.Client, rec.Agent, rec.Probe)
 	}
-	if rec.Extra["prompt"] != "plain" || rec.Extra["prompt_version"] != prompt.PromptVersion {
-		t.Errorf("extra.prompt %v prompt_version %v, want plain %s", rec.Extra["prompt"], rec.Extra["prompt_version"], prompt.PromptVersion)
+	if steps != len(rec.Actions) || len(r.Turns) != steps+1 || x.Usage.Requests != steps+1 {
+		t.Errorf("%d step turns, %d turns, %d requests for %d actions", steps, len(r.Turns), x.Usage.Requests, len(rec.Actions))
 	}
-	b, _ := json.Marshal(rec)
-	if bytes.Contains(b, []byte(`"k"`)) {
+	if b, _ := json.Marshal(rec); bytes.Contains(b, []byte(`"k"`)) {
 		t.Error("the key is in the record")
 	}
 }
 
-// TestHistoryPolicy checks that requests follow prompt.Conversation's
-// policy: the plain system prompt, the earlier turns cut back, the new
-// turn, and an unanswered turn asked again is sent unchanged.
-func TestHistoryPolicy(t *testing.T) {
-	c := simtest.Client(t)
-	r, err := chat.NewRunner(c, ui.Resolved{ID: "orchard/none/control/s1"}, chat.Config{Model: "m"})
+// TestRunnerClose: a run closed while it holds ends with ErrClosed.
+func TestRunnerClose(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(401) }))
+	defer srv.Close()
+	r, err := chat.NewRunner(wasmtest.Client(t), ui.Resolved{ID: "orchard/none/control/s1"}, chat.Config{BaseURL: srv.URL, Model: "m", APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Play.Close()
-	msgs := r.Messages("now")
-	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[0].Content != prompt.SystemPrompt(prompt.Plain, nil) || msgs[1].Content != "now" {
-		t.Fatalf("first request %+v", msgs)
-	}
-	if again := r.Messages("now"); len(again) != 2 {
-		t.Errorf("a retried turn was asked twice: %d messages", len(again))
-	}
-}
-
-// TestSameMessagesAsHarness plays visits in the browser's model mode (the
-// sim.wasm module under wazero, as in the browser) and through
-// prompt.Play, the reference that `normgym eval` is held to
-// (serve/cli TestEvalMatchesReference), with the same replies: every
-// request's messages are byte-identical, across both days, with format
-// errors and an endpoint error in between; so is the history recorded.
-func TestSameMessagesAsHarness(t *testing.T) {
-	for _, id := range []string{"market/place.terrain=grass/observe/s104", "park/place.color=red/solo/s102"} {
-		t.Run(id, func(t *testing.T) {
-			// The replies: a reasoning line and the greedy baseline's
-			// action, every 13th reply without an ACTION line.
-			env, err := agents.Play(id, "greedy")
-			if err != nil {
-				t.Fatal(err)
-			}
-			acts := env.Actions()
-			reply := func(ms []prompt.Message, n int) string {
-				if strings.Contains(ms[len(ms)-1].Content, "\nOne last question.") {
-					return "I think so.\nANSWER: 2"
-				}
-				if n%13 == 12 {
-					return "Let me look around first."
-				}
-				a := "wait"
-				if n < len(acts) {
-					a = acts[n]
-				}
-				return fmt.Sprintf("Step %d: on with the errand.\n**ACTION: %s**", n, a)
-			}
-
-			var browser [][]prompt.Message
-			calls := 0
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				var body chat.Request
-				if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
-					t.Error(err)
-				}
-				if calls++; calls == 6 { // an endpoint error: the runner sends the same request again
-					w.WriteHeader(503)
-					return
-				}
-				browser = append(browser, body.Messages)
-				content := reply(body.Messages, len(browser)-1)
-				json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": content}}}})
-			}))
-			defer srv.Close()
-			r, err := chat.NewRunner(simtest.Client(t), ui.Resolved{ID: id}, chat.Config{BaseURL: srv.URL, Model: "m"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Play.Close()
-			errs := 0
-			for !r.Done() {
-				if _, err := r.Next(httpPoster{}); err != nil {
-					if errs++; errs > 1 {
-						t.Fatal(err)
-					}
-				}
-			}
-
-			var harness [][]prompt.Message
-			penv, conv, err := prompt.Play(id, chat.Variant, chat.Options(), func(_ prompt.Kind, ms []prompt.Message) string {
-				harness = append(harness, ms)
-				return reply(ms, len(harness)-1)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(browser) != len(harness) || len(harness) < sim.PracticeSteps {
-				t.Fatalf("the browser sent %d requests, the harness %d", len(browser), len(harness))
-			}
-			for i := range harness {
-				a, _ := json.Marshal(browser[i])
-				b, _ := json.Marshal(harness[i])
-				if !bytes.Equal(a, b) {
-					t.Fatalf("request %d: the browser's messages differ from the harness's", i+1)
-				}
-			}
-			rec := r.Play.Record
-			if rec.Hash != penv.Hash() {
-				t.Errorf("hash %s, harness %s", rec.Hash, penv.Hash())
-			}
-			got, _ := json.Marshal(rec.Extra["history"])
-			want, _ := json.Marshal(conv.History())
-			if !bytes.Equal(got, want) {
-				t.Errorf("extra.history\n%s\nwant\n%s", got, want)
-			}
-		})
+	err = r.Run(httpPoster{}, chat.Hooks{Hold: func(error) { r.Close() }})
+	if !errors.Is(err, chat.ErrClosed) || r.Done() {
+		t.Errorf("Run = %v, done %v; want ErrClosed", err, r.Done())
 	}
 }

@@ -121,17 +121,9 @@ func FindRoot(dir string) (string, error) {
 
 // Build writes the site into opt.Out.
 func Build(ctx context.Context, opt Options) (*Manifest, error) {
-	if opt.Go == "" {
-		opt.Go = "go"
-	}
-	if opt.Log == nil {
-		opt.Log = io.Discard
-	}
-	if len(opt.Sim) == 0 {
-		return nil, errors.New("site: no sim.wasm (run make wasm)")
-	}
-	if opt.ShimDir == "" {
-		opt.ShimDir = filepath.Join(opt.Root, "web", "node_modules", "@bjorn3", "browser_wasi_shim", "dist")
+	opt, err := opt.defaults()
+	if err != nil {
+		return nil, err
 	}
 	shim, err := readShim(opt.ShimDir)
 	if err != nil {
@@ -146,104 +138,153 @@ func Build(ctx context.Context, opt Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	simSum := sha256.Sum256(opt.Sim)
-	m := &Manifest{SimSHA256: hex.EncodeToString(simSum[:]), Assets: map[string]string{}}
-	files := map[string][]byte{}
-	put := func(logical, name string, b []byte) string {
-		p := "assets/" + hashed(name, b)
-		files[p] = b
-		m.Assets[logical] = p
-		return p
+	b := &siteFiles{m: &Manifest{SimSHA256: hex.EncodeToString(simSum[:]), Assets: map[string]string{}}, files: map[string][]byte{}}
+	b.put("sim.wasm", "sim.wasm", opt.Sim)
+	b.put("app.wasm", "app.wasm", app)
+	b.put("wasm_exec.js", "wasm_exec.js", wasmExec)
+	b.addShim(shim)
+	if err := b.addStatic(); err != nil {
+		return nil, err
 	}
-	put("sim.wasm", "sim.wasm", opt.Sim)
-	put("app.wasm", "app.wasm", app)
-	put("wasm_exec.js", "wasm_exec.js", wasmExec)
+	fmt.Fprintln(opt.Log, "site: brotli (quality 11, cached by content)")
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
+	if err := b.write(opt.Out); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(opt.Log, "site: wrote %d files to %s (build %s, sim %s)\n", len(b.files), opt.Out, b.m.Build, b.m.SimSHA256[:12])
+	return b.m, nil
+}
 
-	// The shim's modules import each other by name: keep the names, put
-	// them in a directory named by version and content.
-	var all []byte
-	names := make([]string, 0, len(shim))
-	for n := range shim {
-		names = append(names, n)
+// defaults fills in the options left out, and refuses a build without
+// sim.wasm.
+func (opt Options) defaults() (Options, error) {
+	if opt.Go == "" {
+		opt.Go = "go"
 	}
-	sort.Strings(names)
-	for _, n := range names {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if len(opt.Sim) == 0 {
+		return opt, errors.New("site: no sim.wasm (run make wasm)")
+	}
+	if opt.ShimDir == "" {
+		opt.ShimDir = filepath.Join(opt.Root, "web", "node_modules", "@bjorn3", "browser_wasi_shim", "dist")
+	}
+	return opt, nil
+}
+
+// siteFiles are a build's files by path, and its manifest.
+type siteFiles struct {
+	m       *Manifest
+	files   map[string][]byte
+	shimDir string
+	shim    []string // the shim's file names, sorted
+}
+
+// put adds an asset under a name hashed from its content and returns its
+// path; logical is its name in the manifest.
+func (b *siteFiles) put(logical, name string, content []byte) string {
+	p := "assets/" + hashed(name, content)
+	b.files[p] = content
+	b.m.Assets[logical] = p
+	return p
+}
+
+// addShim adds the shim's modules, which import each other by name: it
+// keeps the names, in a directory named by version and content.
+func (b *siteFiles) addShim(shim map[string][]byte) {
+	var all []byte
+	for n := range shim {
+		b.shim = append(b.shim, n)
+	}
+	sort.Strings(b.shim)
+	for _, n := range b.shim {
 		all = append(all, n...)
 		all = append(all, shim[n]...)
 	}
-	shimDir := "assets/shim-" + ShimVersion + "-" + short(all)
-	for _, n := range names {
-		files[shimDir+"/"+n] = shim[n]
+	b.shimDir = "assets/shim-" + ShimVersion + "-" + short(all)
+	for _, n := range b.shim {
+		b.files[b.shimDir+"/"+n] = shim[n]
 	}
-	m.Assets["shim"] = shimDir
+	b.m.Assets["shim"] = b.shimDir
+}
 
+// addStatic adds the style, the boot script (naming the hashed assets),
+// the build's id, index.html (naming them all) and the hosts' cache rules.
+func (b *siteFiles) addStatic() error {
 	style, err := static.ReadFile("static/style.css")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	put("style.css", "style.css", style)
+	b.put("style.css", "style.css", style)
 	boot, err := static.ReadFile("static/boot.js")
 	if err != nil {
-		return nil, err
+		return err
 	}
+	a := b.m.Assets
 	boot = fill(boot, map[string]string{
-		"SIM": filepath.Base(m.Assets["sim.wasm"]), "APP": filepath.Base(m.Assets["app.wasm"]),
-		"SHIM": filepath.Base(shimDir),
+		"SIM": filepath.Base(a["sim.wasm"]), "APP": filepath.Base(a["app.wasm"]), "SHIM": filepath.Base(b.shimDir),
 	})
-	put("boot.js", "boot.js", boot)
-
+	b.put("boot.js", "boot.js", boot)
 	var ids []string
-	for p := range files {
+	for p := range b.files {
 		ids = append(ids, p)
 	}
 	sort.Strings(ids)
-	m.Build = short([]byte(strings.Join(ids, "\n")))
-
+	b.m.Build = short([]byte(strings.Join(ids, "\n")))
 	index, err := static.ReadFile("static/index.html")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	index = fill(index, map[string]string{
-		"STYLE": m.Assets["style.css"], "WASM_EXEC": m.Assets["wasm_exec.js"], "BOOT": m.Assets["boot.js"],
-		"SHIM": shimDir, "SIM_SHA256": m.SimSHA256, "SIM_SHORT": m.SimSHA256[:12], "BUILD": m.Build,
+	b.files["index.html"] = fill(index, map[string]string{
+		"STYLE": a["style.css"], "WASM_EXEC": a["wasm_exec.js"], "BOOT": a["boot.js"],
+		"SHIM": b.shimDir, "SIM_SHA256": b.m.SimSHA256, "SIM_SHORT": b.m.SimSHA256[:12], "BUILD": b.m.Build,
 	})
-	files["index.html"] = index
-	files["_headers"] = []byte("# Cache rules for static hosts that read _headers (Cloudflare Pages, Netlify).\n" +
+	b.files["_headers"] = []byte("# Cache rules for static hosts that read _headers (Cloudflare Pages, Netlify).\n" +
 		"/\n  Cache-Control: no-cache\n/index.html\n  Cache-Control: no-cache\n" +
 		"/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n")
+	return nil
+}
 
-	m.Files = []string{"index.html", m.Assets["style.css"], m.Assets["wasm_exec.js"], m.Assets["boot.js"],
-		m.Assets["sim.wasm"], m.Assets["app.wasm"]}
-	for _, n := range names {
-		m.Files = append(m.Files, shimDir+"/"+n)
+// finish lists the first visit's files, adds the brotli siblings and
+// the manifest.
+func (b *siteFiles) finish() error {
+	a := b.m.Assets
+	b.m.Files = []string{"index.html", a["style.css"], a["wasm_exec.js"], a["boot.js"], a["sim.wasm"], a["app.wasm"]}
+	for _, n := range b.shim {
+		b.m.Files = append(b.m.Files, b.shimDir+"/"+n)
 	}
-	fmt.Fprintln(opt.Log, "site: brotli (quality 11, cached by content)")
-	m.Brotli = map[string]int{}
-	for p, br := range compressAll(files) {
-		files[p] = br
-		m.Brotli[strings.TrimSuffix(p, ".br")] = len(br)
+	b.m.Brotli = map[string]int{}
+	for p, br := range compressAll(b.files) {
+		b.files[p] = br
+		b.m.Brotli[strings.TrimSuffix(p, ".br")] = len(br)
 	}
-	mj, err := json.MarshalIndent(m, "", "  ")
+	mj, err := json.MarshalIndent(b.m, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	files["manifest.json"] = append(mj, '\n')
+	b.files["manifest.json"] = append(mj, '\n')
+	return nil
+}
 
-	if err := os.RemoveAll(opt.Out); err != nil {
-		return nil, err
+// write replaces the directory out with the files.
+func (b *siteFiles) write(out string) error {
+	if err := os.RemoveAll(out); err != nil {
+		return err
 	}
-	for p, b := range files {
-		dst := filepath.Join(opt.Out, filepath.FromSlash(p))
+	for p, content := range b.files {
+		dst := filepath.Join(out, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, err
+			return err
 		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			return nil, err
+		if err := os.WriteFile(dst, content, 0o644); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(opt.Log, "site: wrote %d files to %s (build %s, sim %s)\n", len(files), opt.Out, m.Build, m.SimSHA256[:12])
-	return m, nil
+	return nil
 }
 
 // fill replaces {{KEY}} placeholders.

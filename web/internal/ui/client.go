@@ -10,8 +10,11 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/wasm/wire"
 )
 
@@ -37,6 +40,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return "ui: " + e.Export + ": " + e.Message }
+
+// Unwrap returns the error of sim.Env's contract that the module's message
+// names (sim.ErrorFor), or nil.
+func (e *Error) Unwrap() error { return sim.ErrorFor(e.Message) }
 
 // Client makes typed calls to sim.wasm.
 type Client struct {
@@ -108,45 +115,81 @@ func (c *Client) Suite(name string) (Suite, error) {
 	return resp.Suites[0], nil
 }
 
-// Env is an open visit inside the module.
+// bg is the context of the module's calls, which never block.
+var bg = context.Background()
+
+// Env is a visit inside the page's own module: sim.Env over the ABI's
+// JSON (wasm/ABI.md), and the module's score for the day screens. The
+// module's sim.Native keeps the contract; Env translates.
 type Env struct {
 	c      *Client
 	Handle int
 	Visit  string
-	closed bool
 }
 
-// Reset opens the visit id and returns it with its first observation.
-func (c *Client) Reset(visit string) (*Env, StepResponse, error) {
-	var reset wire.ResetResponse
-	if err := c.Do("reset", wire.ResetRequest{Visit: visit}, &reset); err != nil {
+var _ sim.Env = (*Env)(nil)
+
+// NewEnv returns an Env of the client's module with no visit yet.
+func (c *Client) NewEnv() *Env { return &Env{c: c} }
+
+// Open opens the visit id in a new Env and returns it with its first
+// screen.
+func (c *Client) Open(visit string) (*Env, StepResponse, error) {
+	e := c.NewEnv()
+	t, err := e.Reset(bg, visit)
+	if err != nil {
 		return nil, StepResponse{}, err
 	}
-	if reset.Observation == nil {
-		return nil, StepResponse{}, &Error{"reset", "no observation"}
+	first, err := Shown(e, t)
+	if err != nil {
+		e.Close()
+		return nil, StepResponse{}, err
 	}
-	// reset's answer has no events of its own: the first observation's
-	// events (the first day beginning) stand for them.
-	resp := StepResponse{Observation: reset.Observation, Text: reset.Text, Events: reset.Observation.Events,
-		Day: reset.Observation.Day, Step: reset.Observation.Frame.Step}
-	return &Env{c: c, Handle: reset.Handle, Visit: visit}, resp, nil
+	return e, first, nil
 }
 
-// Step makes the newcomer take action (its canonical text form).
-func (e *Env) Step(action string) (StepResponse, error) {
-	var resp StepResponse
-	err := e.c.Do("step", wire.StepRequest{Handle: e.Handle, Action: action}, &resp)
-	if err == nil && resp.Observation == nil {
-		err = &Error{"step", "no observation"}
+// Reset opens the visit id, then closes the Env's last one (which a
+// failed Reset leaves as it was).
+func (e *Env) Reset(_ context.Context, visit string) (sim.Turn, error) {
+	var reset wire.ResetResponse
+	if err := e.c.Do("reset", wire.ResetRequest{Visit: visit}, &reset); err != nil {
+		return sim.Turn{}, err
 	}
-	return resp, err
+	o := reset.Observation
+	if o == nil {
+		return sim.Turn{}, &Error{"reset", "no observation"}
+	}
+	e.Close()
+	e.Handle, e.Visit = reset.Handle, visit
+	// reset's answer has no events of its own: the first observation's
+	// events (the first day beginning) stand for them.
+	return sim.Turn{Text: reset.Text, Events: o.Events, Day: o.Day, Step: o.Frame.Step, Over: o.Done}, nil
+}
+
+// Step makes the newcomer take action (its text form). The module leaves
+// the structured observation out (Observe has it).
+func (e *Env) Step(_ context.Context, action string) (sim.Turn, error) {
+	if e.Handle == 0 {
+		return sim.Turn{}, sim.ErrNoVisit
+	}
+	var resp StepResponse
+	err := e.c.Do("step", wire.StepRequest{Handle: e.Handle, Action: action, TextOnly: true}, &resp)
+	return resp.Turn(), err
 }
 
 // Observe returns the current observation.
-func (e *Env) Observe() (StepResponse, error) {
-	var resp StepResponse
-	err := e.c.Do("observe", wire.HandleRequest{Handle: e.Handle}, &resp)
-	return resp, err
+func (e *Env) Observe(context.Context) (*Observation, error) {
+	if e.Handle == 0 {
+		return nil, sim.ErrNoVisit
+	}
+	var resp wire.ObserveResponse
+	if err := e.c.Do("observe", wire.HandleRequest{Handle: e.Handle}, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Observation == nil {
+		return nil, &Error{"observe", "no observation"}
+	}
+	return resp.Observation, nil
 }
 
 // Score returns the scores and trajectory hash so far.
@@ -167,31 +210,36 @@ func (e *Env) DayEnded(d int) (DaySummary, error) {
 	return sum, nil
 }
 
-// Probe returns the visit's probe; control visits have none (an error).
-func (e *Env) Probe() (ProbeResponse, error) {
+// Probe returns the visit's probe once it is over; control visits have
+// none (an error wrapping sim.ErrNoProbe).
+func (e *Env) Probe(context.Context) (*sim.Probe, error) {
+	if e.Handle == 0 {
+		return nil, sim.ErrNoVisit
+	}
 	var resp ProbeResponse
-	err := e.c.Do("probe", wire.HandleRequest{Handle: e.Handle}, &resp)
-	return resp, err
+	if err := e.c.Do("probe", wire.HandleRequest{Handle: e.Handle}, &resp); err != nil {
+		return nil, err
+	}
+	return &sim.Probe{Question: resp.Question, Options: resp.Options}, nil
 }
 
-// Answer answers the probe with a 0-based option and reports whether it
-// is right.
-func (e *Env) Answer(k int) (bool, error) {
+// Answer answers the probe with option k (0-based) and, if not nil, a
+// confidence that the record carries; it reports whether k is right.
+func (e *Env) Answer(_ context.Context, k int, confidence *float64) (bool, error) {
+	if e.Handle == 0 {
+		return false, sim.ErrNoVisit
+	}
 	var resp wire.AnswerResponse
-	err := e.c.Do("answer", wire.AnswerRequest{Handle: e.Handle, Answer: k}, &resp)
+	err := e.c.Do("answer", wire.AnswerRequest{Handle: e.Handle, Answer: k, Confidence: confidence}, &resp)
 	return resp.Correct, err
-}
-
-// AnswerProbe answers the probe with option k; the confidence goes into
-// the record the Play builds, not into the module.
-func (e *Env) AnswerProbe(k int, _ float64) error {
-	_, err := e.Answer(k)
-	return err
 }
 
 // Record returns the visit's record for a newcomer called agent of kind
 // client ("human", "model"), with SimSHA256 set.
-func (e *Env) Record(agent, client string) (Record, error) {
+func (e *Env) Record(_ context.Context, agent, client string) (Record, error) {
+	if e.Handle == 0 {
+		return Record{}, sim.ErrNoVisit
+	}
 	var rec Record
 	err := e.c.Do("record", wire.RecordRequest{Handle: e.Handle, Agent: agent, Client: client}, &rec)
 	rec.SimSHA256 = e.c.SHA256
@@ -199,12 +247,33 @@ func (e *Env) Record(agent, client string) (Record, error) {
 }
 
 // Close frees the visit's slot in the module. Closing twice is a no-op.
-func (e *Env) Close() {
-	if e == nil || e.closed {
-		return
+func (e *Env) Close() error {
+	if e == nil || e.Handle == 0 {
+		return nil
 	}
-	e.closed = true
-	_ = e.c.Do("close", wire.HandleRequest{Handle: e.Handle}, nil)
+	h := e.Handle
+	e.Handle = 0
+	return e.c.Do("close", wire.HandleRequest{Handle: h}, nil)
+}
+
+// Shown is what the screens draw after turn t of env: the turn with the
+// observation it leads to.
+func Shown(env sim.Env, t sim.Turn) (StepResponse, error) {
+	o, err := env.Observe(bg)
+	if err != nil {
+		return StepResponse{}, err
+	}
+	return StepResponse{Observation: o, Text: t.Text, Events: t.Events, Terminated: t.Terminated, Truncated: t.Truncated,
+		DayOver: t.DayOver, Day: t.Day, Step: t.Step, Over: t.Over}, nil
+}
+
+// StepShown steps env with action and returns what the screens draw.
+func StepShown(env sim.Env, action string) (StepResponse, error) {
+	t, err := env.Step(bg, action)
+	if err != nil {
+		return StepResponse{}, err
+	}
+	return Shown(env, t)
 }
 
 // RunBaseline plays a whole visit with a built-in baseline inside the

@@ -4,25 +4,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+
+	"github.com/normgym/normgym/sim"
 )
 
-// Stepper is the environment a Play acts on. *Env, a visit inside the
-// page's own sim.wasm, is one; a server-stepped ("sealed") session, whose
-// module and actions live on the server, can be another: Play and its
-// screens work the same over either.
+// Stepper is the environment a Play acts on: a sim.Env, and what the
+// screen between days shows. *Env, a visit inside the page's own sim.wasm,
+// is one; a server-stepped ("sealed") session, whose module and actions
+// live on the server, is another: Play and its screens work the same over
+// either.
 type Stepper interface {
-	// Step takes the newcomer's action (its canonical text form).
-	Step(action string) (StepResponse, error)
+	sim.Env
 	// DayEnded sums up day d, which the last step ended.
 	DayEnded(d int) (DaySummary, error)
-	// Probe is the question after the visit (an error under control).
-	Probe() (ProbeResponse, error)
-	// AnswerProbe answers it with option k (0-based) at a confidence in
-	// [0, 1].
-	AnswerProbe(k int, confidence float64) error
-	// Record is the finished visit's record.
-	Record(agent, client string) (Record, error)
-	Close()
 }
 
 // Progress is what it takes to bring a human's visit back after a reload:

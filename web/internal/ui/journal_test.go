@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // memJournal is a ui.Journal in memory.
@@ -25,7 +25,7 @@ func (m *memJournal) Clear()                    { m.p, m.ok = ui.Progress{}, fal
 // between the days, on the probe, on the result), resumes it from its
 // journal, and finishes it: the record must be the uninterrupted one.
 func TestResume(t *testing.T) {
-	c := simtest.Client(t)
+	c := wasmtest.Client(t)
 	id := visits(t, 1)[0]
 	v := ui.Resolved{ID: id, Suite: "mini", SuiteVersion: "1", N: 1, Of: 60}
 	base, err := c.RunBaseline(id, "greedy")

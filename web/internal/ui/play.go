@@ -1,5 +1,11 @@
 package ui
 
+import (
+	"errors"
+
+	"github.com/normgym/normgym/sim"
+)
+
 // Stage is where a human's visit stands.
 type Stage int
 
@@ -46,7 +52,7 @@ type Play struct {
 // NewPlay opens visit v for a newcomer called agent of kind client
 // ("human" or "model").
 func NewPlay(c *Client, v Resolved, agent, client string) (*Play, error) {
-	env, first, err := c.Reset(v.ID)
+	env, first, err := c.Open(v.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +85,7 @@ func (p *Play) Act(action string) (StepResponse, bool, error) {
 	if p.Stage != StagePlay {
 		return StepResponse{}, false, nil
 	}
-	r, err := p.Env.Step(action)
+	r, err := StepShown(p.Env, action)
 	if err != nil {
 		return r, false, err
 	}
@@ -90,13 +96,15 @@ func (p *Play) Act(action string) (StepResponse, bool, error) {
 	switch {
 	case r.Done():
 		p.Stage = StageProbe
-		if pr, err := p.Env.Probe(); err == nil {
-			p.Probe = &pr
-		} else {
+		pr, err := p.Env.Probe(bg)
+		if errors.Is(err, sim.ErrNoProbe) {
 			p.Probe = nil
 			// Control visits have no probe: straight to the result.
 			return r, true, p.Finish(-1, 0)
+		} else if err != nil {
+			return r, true, err
 		}
+		p.Probe = &ProbeResponse{Question: pr.Question, Options: pr.Options}
 	case r.DayOver:
 		sum, err := p.Env.DayEnded(prev.Day)
 		if err != nil {
@@ -109,23 +117,20 @@ func (p *Play) Act(action string) (StepResponse, bool, error) {
 }
 
 // Finish answers the probe with option k (0-based; k < 0 for none) and
-// confidence in [0, 1], and builds the record.
+// confidence (held to [0, 1]), and builds the record, which carries both.
 func (p *Play) Finish(k int, confidence float64) error {
 	if p.Stage != StageProbe {
 		return nil
 	}
 	if k >= 0 && p.Probe != nil {
-		if err := p.Env.AnswerProbe(k, confidence); err != nil {
+		c := min(max(confidence, 0), 1)
+		if _, err := p.Env.Answer(bg, k, &c); err != nil {
 			return err
 		}
 	}
-	rec, err := p.Env.Record(p.Agent, p.Client)
+	rec, err := p.Env.Record(bg, p.Agent, p.Client)
 	if err != nil {
 		return err
-	}
-	if rec.Probe != nil && k >= 0 {
-		c := min(max(confidence, 0), 1)
-		rec.Probe.Confidence = &c
 	}
 	if p.Visit.Suite != "" {
 		rec.Suite, rec.SuiteVersion = p.Visit.Suite, p.Visit.SuiteVersion

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // visits picks visits of several worlds and conditions from the mini suite.
@@ -41,8 +41,8 @@ func visits(t *testing.T, n int) []string {
 // Play, renders every screen, and checks the record replays and carries
 // the baseline's trajectory hash.
 func TestPlayGreedy(t *testing.T) {
-	c := simtest.Client(t)
-	rt := simtest.Runtime(t)
+	c := wasmtest.Client(t)
+	rt := wasmtest.Runtime(t)
 	for _, id := range visits(t, 6) {
 		t.Run(id, func(t *testing.T) {
 			base, err := c.RunBaseline(id, "greedy")

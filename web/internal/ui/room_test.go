@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/normgym/normgym/sim"
-	"github.com/normgym/normgym/web/internal/simtest"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 	"github.com/normgym/normgym/web/nickname"
 )
 
@@ -75,7 +75,7 @@ func TestJoinHTML(t *testing.T) {
 // the event names it, and end saying the class's rule is another one,
 // without naming the tutorial's own rule.
 func TestTutorial(t *testing.T) {
-	c := simtest.Client(t)
+	c := wasmtest.Client(t)
 	for _, tc := range []struct {
 		visit   string
 		script  []string

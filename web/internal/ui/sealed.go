@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/normgym/normgym/sim"
 )
 
 // A sealed visit is played on the server: the page sends actions to a
@@ -15,12 +19,15 @@ import (
 // field for field (TestMirrors), so that the app links nothing of the
 // server.
 
-// SessionRequest mirrors the fields of api.SessionRequest a person sends.
+// SessionRequest mirrors the fields of api.SessionRequest a person sends,
+// and the visit of a practice session (a test's: a person cannot name a
+// visit).
 type SessionRequest struct {
 	Participant    string `json:"participant,omitempty"`
 	Consent        bool   `json:"consent,omitempty"`
 	ConsentVersion string `json:"consent_version,omitempty"`
 	Room           string `json:"room,omitempty"`
+	Visit          string `json:"visit,omitempty"`
 }
 
 // SessionState mirrors api.SessionState: where a session stands.
@@ -104,34 +111,63 @@ type HTTPError struct {
 
 func (e *HTTPError) Error() string { return e.Message }
 
-// Sealed is a sealed visit in progress: the Stepper of a Play whose sim
-// runs on the server. Its token is the session's only name and its only
-// credential: the page keeps it (Token) to resume the session after a
-// reload (ResumeSealed); the participant's pseudonym reopens nothing.
+// Sealed is a server-stepped session: sim.Env (and the Stepper of a Play)
+// over the session API, whose sim runs on the server. Its token is the
+// session's only name and its only credential: the page keeps it (Token)
+// to resume the session after a reload (ResumeSealed); the participant's
+// pseudonym reopens nothing. It translates the server's answers into the
+// contract's (errors included) and holds no rules.
 type Sealed struct {
 	fetch Fetch
+	req   SessionRequest // what Reset("") opens
 	token string
 	// Last is the server's latest answer.
-	Last SessionState
+	Last  SessionState
+	probe *sim.Probe // the probe, once the server showed it
 }
+
+var _ Stepper = (*Sealed)(nil)
+
+// NewSealed returns a Sealed with no session yet: Reset("") opens (or
+// resumes) req's session, a sealed one for a person.
+func NewSealed(fetch Fetch, req SessionRequest) *Sealed { return &Sealed{fetch: fetch, req: req} }
 
 // OpenSealed opens (or resumes) the participant's sealed session and
 // returns it with the observation on screen.
 func OpenSealed(fetch Fetch, req SessionRequest) (*Sealed, StepResponse, error) {
-	s := &Sealed{fetch: fetch}
-	body, err := json.Marshal(req)
+	s := NewSealed(fetch, req)
+	t, err := s.Reset(bg, "")
 	if err != nil {
 		return nil, StepResponse{}, err
 	}
+	r, err := Shown(s, t)
+	return s, r, err
+}
+
+// Reset opens the Sealed's session (visit ""), or a practice session of
+// the visit named (the server shows its id in the state, never in the
+// observation).
+func (s *Sealed) Reset(_ context.Context, visit string) (sim.Turn, error) {
+	req := s.req
+	if visit != "" {
+		req = SessionRequest{Visit: visit}
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return sim.Turn{}, err
+	}
+	prev, token := s.Last, s.token
+	s.token = ""
 	if err := s.state("POST", "/api/sessions", body); err != nil {
-		return nil, StepResponse{}, err
+		s.token = token
+		return sim.Turn{}, contractError("reset", err)
 	}
 	if s.Last.Session == "" {
-		return nil, StepResponse{}, errors.New("the server opened no session")
+		s.Last, s.token = prev, token
+		return sim.Turn{}, errors.New("ui: the server opened no session")
 	}
-	s.token = s.Last.Session
-	r, err := s.response()
-	return s, r, err
+	s.token, s.probe = s.Last.Session, nil
+	return s.turn()
 }
 
 // ResumeSealed resumes the session of token (kept by the page) and
@@ -142,7 +178,11 @@ func ResumeSealed(fetch Fetch, token string) (*Sealed, StepResponse, error) {
 		return nil, StepResponse{}, err
 	}
 	s.Last.Resumed = true
-	r, err := s.response()
+	t, err := s.turn()
+	if err != nil {
+		return nil, StepResponse{}, err
+	}
+	r, err := Shown(s, t)
 	return s, r, err
 }
 
@@ -166,34 +206,60 @@ func (s *Sealed) call(method, path string, body []byte, out any) error {
 
 // state sends a request answered by the session's state and keeps it as
 // Last (decoded afresh: fields an answer leaves out are not the last
-// answer's).
+// answer's), with the probe it shows.
 func (s *Sealed) state(method, path string, body []byte) error {
 	var st SessionState
 	if err := s.call(method, path, body, &st); err != nil {
 		return err
 	}
 	s.Last = st
+	if st.Probe != nil {
+		s.probe = &sim.Probe{Question: st.Probe.Question, Options: st.Probe.Options}
+	}
 	return nil
 }
 
-// response is the last answer as the play screens take a step's.
-func (s *Sealed) response() (StepResponse, error) {
+// turn is the last answer as the contract's turn; Wire is the
+// observation as the server delivered it (its JSON and text).
+func (s *Sealed) turn() (sim.Turn, error) {
 	st := s.Last
-	var obs Observation
-	if err := json.Unmarshal(st.Observation, &obs); err != nil {
-		return StepResponse{}, fmt.Errorf("the server's observation could not be read: %w", err)
+	o, err := s.Observe(bg)
+	if err != nil {
+		return sim.Turn{}, err
 	}
-	return StepResponse{Observation: &obs, Text: st.Text, Events: obs.Events, Terminated: st.Terminated,
-		Truncated: st.Truncated, DayOver: st.DayOver, Day: st.Day, Step: st.Step, Over: st.Over}, nil
+	wire, err := json.Marshal(struct {
+		Observation json.RawMessage `json:"observation"`
+		Text        string          `json:"text"`
+	}{st.Observation, st.Text})
+	if err != nil {
+		return sim.Turn{}, err
+	}
+	return sim.Turn{Text: st.Text, Events: o.Events, Terminated: st.Terminated, Truncated: st.Truncated,
+		DayOver: st.DayOver, Day: st.Day, Step: st.Step, Over: st.Over, Wire: wire}, nil
 }
 
 // Step sends the newcomer's action to the server.
-func (s *Sealed) Step(action string) (StepResponse, error) {
+func (s *Sealed) Step(_ context.Context, action string) (sim.Turn, error) {
+	if s.token == "" {
+		return sim.Turn{}, sim.ErrNoVisit
+	}
 	body, _ := json.Marshal(SessionStep{Action: action})
 	if err := s.state("POST", "/api/session/step", body); err != nil {
-		return StepResponse{}, err
+		return sim.Turn{}, contractError("step", err)
 	}
-	return s.response()
+	return s.turn()
+}
+
+// Observe returns the observation of the server's latest answer.
+func (s *Sealed) Observe(context.Context) (*Observation, error) {
+	if s.token == "" && s.Last.Observation == nil {
+		return nil, sim.ErrNoVisit
+	}
+	var o Observation
+	if err := json.Unmarshal(s.Last.Observation, &o); err != nil {
+		return nil, fmt.Errorf("the server's observation could not be read: %w", err)
+	}
+	return &o, nil
 }
 
 // DayEnded sums up day d, as the server said when the day ended.
@@ -205,29 +271,44 @@ func (s *Sealed) DayEnded(d int) (DaySummary, error) {
 	return DaySummary{Day: e.Day, TaskDone: e.TaskDone, Sanctions: e.Sanctions}, nil
 }
 
-// ErrNoProbe reports a visit without a probe (control).
-var ErrNoProbe = errors.New("ui: this visit has no probe")
-
-// Probe is the question after the visit; a control visit has none.
-func (s *Sealed) Probe() (ProbeResponse, error) {
-	if s.Last.Stage != SessionProbe || s.Last.Probe == nil {
-		return ProbeResponse{}, ErrNoProbe
+// Probe is the question after the visit, as the server showed it.
+func (s *Sealed) Probe(context.Context) (*sim.Probe, error) {
+	switch {
+	case s.token == "" && s.Last.Stage == "":
+		return nil, sim.ErrNoVisit
+	case s.Last.Stage == SessionPlay:
+		return nil, sim.ErrNotOver
+	case s.probe == nil:
+		return nil, sim.ErrNoProbe
 	}
-	return *s.Last.Probe, nil
+	p := *s.probe
+	return &p, nil
 }
 
-// AnswerProbe sends the probe's answer (0-based) and the confidence.
-func (s *Sealed) AnswerProbe(k int, confidence float64) error {
-	c := min(max(confidence, 0), 1)
-	body, _ := json.Marshal(SessionAnswer{Answer: k, Confidence: &c})
-	return s.state("POST", "/api/session/answer", body)
+// Answer sends the probe's answer (0-based) and the confidence.
+func (s *Sealed) Answer(_ context.Context, k int, confidence *float64) (bool, error) {
+	if s.token == "" {
+		return false, sim.ErrNoVisit
+	}
+	body, _ := json.Marshal(SessionAnswer{Answer: k, Confidence: confidence})
+	if err := s.state("POST", "/api/session/answer", body); err != nil {
+		return false, contractError("answer", err)
+	}
+	r := s.Last.Result
+	if r == nil || r.ProbeCorrect == nil {
+		return false, errors.New("ui: the server's answer says nothing of the probe")
+	}
+	return *r.ProbeCorrect, nil
 }
 
 // Record is the finished visit's record, as the server stored it; agent
 // and client are the server's to say (a person's session is "human").
-func (s *Sealed) Record(agent, client string) (Record, error) {
-	if s.Last.Stage != SessionDone || s.Last.Result == nil || s.Last.Result.Record == nil {
-		return Record{}, errors.New("the visit is not over")
+func (s *Sealed) Record(_ context.Context, agent, client string) (Record, error) {
+	if s.Last.Stage != SessionDone {
+		return Record{}, sim.ErrNotOver
+	}
+	if s.Last.Result == nil || s.Last.Result.Record == nil {
+		return Record{}, errors.New("ui: the server keeps this visit's record")
 	}
 	return *s.Last.Result.Record, nil
 }
@@ -241,7 +322,59 @@ func (s *Sealed) Trail() (SessionTrail, error) {
 }
 
 // Close forgets the token: the session itself waits on the server.
-func (s *Sealed) Close() { s.token = "" }
+func (s *Sealed) Close() error {
+	s.token = ""
+	return nil
+}
+
+// contractError gives the session API's refusal err of a call (reset,
+// step or answer) the contract's error it stands for (SimError), keeping
+// its message.
+func contractError(call string, err error) error {
+	var he *HTTPError
+	if !errors.As(err, &he) {
+		return err
+	}
+	is := SimError(call, he.Status, he.Message)
+	if is == nil {
+		return err
+	}
+	return &refusal{err: err, is: is}
+}
+
+// SimError mirrors api.SimError (TestSimErrorMirror): the error of
+// sim.Env's contract that the session routes' refusal of a call ("reset",
+// "step" or "answer": its status and message) stands for, or nil.
+func SimError(call string, status int, message string) error {
+	switch {
+	case status == 400:
+		switch {
+		case call == "reset":
+			return sim.ErrVisitID
+		case call == "step":
+			return sim.ErrAction
+		case call == "answer" && strings.HasPrefix(message, "confidence"):
+			return sim.ErrBadConfidence
+		case call == "answer":
+			return sim.ErrBadAnswer
+		}
+	case status == 409 && call == "step" && strings.HasPrefix(message, "the visit is over"):
+		return sim.ErrVisitOver
+	case status == 409 && call == "answer" && strings.HasPrefix(message, "the visit is not over"):
+		return sim.ErrNotOver
+	case status == 409 && call == "answer" && strings.HasPrefix(message, "this visit has no probe"):
+		return sim.ErrNoProbe
+	case status == 409 && call == "answer" && strings.HasPrefix(message, "the probe is answered already"):
+		return sim.ErrAnswered
+	}
+	return nil
+}
+
+// refusal is a server's refusal that stands for an error of the contract.
+type refusal struct{ err, is error }
+
+func (r *refusal) Error() string   { return r.err.Error() }
+func (r *refusal) Unwrap() []error { return []error{r.err, r.is} }
 
 // OpenSealedPlay opens the participant's sealed visit as a Play. A
 // session the server resumes comes back at its stage: the grid (or the

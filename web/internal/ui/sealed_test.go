@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store"
@@ -22,8 +23,9 @@ import (
 )
 
 // sealedServer starts the real server (SQLite on disk, sessions stepped
-// by the native engine) and returns a ui.Fetch to it and its store.
-func sealedServer(t *testing.T) (ui.Fetch, *store.Store) {
+// by the native engine, with lim as its rate limiter: nil for the
+// default) and returns a ui.Fetch to it and its store.
+func sealedServer(t *testing.T, lim limit.Limiter) (ui.Fetch, *store.Store) {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "normgym.db"), store.Options{})
 	if err != nil {
@@ -31,7 +33,11 @@ func sealedServer(t *testing.T) (ui.Fetch, *store.Store) {
 	}
 	t.Cleanup(func() { st.Close() })
 	sha := simwasm.SHA256()
-	srv, err := server.New(server.Options{Store: st, Verifier: server.Native(sha), Engine: session.Native(sha)})
+	opts := server.Options{Store: st, Verifier: server.Native(sha), Engine: session.Native(sha)}
+	if lim != nil {
+		opts.Limiter = lim
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +72,7 @@ func sealedServer(t *testing.T) (ui.Fetch, *store.Store) {
 // page shows at the end is the one the server stored, which replays to
 // the same hash.
 func TestSealedPlay(t *testing.T) {
-	fetch, st := sealedServer(t)
+	fetch, st := sealedServer(t, nil)
 	req := ui.SessionRequest{Participant: "sealedtest0001", Consent: true, ConsentVersion: server.ConsentVersion}
 	v := ui.Resolved{Assigned: true, Sealed: true, Suite: "standard"}
 
@@ -165,7 +171,7 @@ func TestSealedPlay(t *testing.T) {
 // TestSealedErrors: the server's refusals reach the page as HTTPError
 // with the server's message.
 func TestSealedErrors(t *testing.T) {
-	fetch, _ := sealedServer(t)
+	fetch, _ := sealedServer(t, nil)
 	for _, tc := range []struct {
 		name string
 		req  ui.SessionRequest

@@ -70,3 +70,21 @@ func TestMirrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSimErrorMirror: the browser reads the session routes' refusals as
+// the server's clients do (api.SimError).
+func TestSimErrorMirror(t *testing.T) {
+	msgs := []string{"bad action: unknown action \"fly\"", "the visit is over", "the visit is over: answer the probe",
+		"the visit is not over yet: the probe comes after its last step", "this visit has no probe",
+		"the probe is answered already", "answer must be the index of an option, 0 to 3",
+		"confidence must be between 0 and 1", "unknown visit: bad visit id", "the session moved on elsewhere", ""}
+	for _, call := range []string{"reset", "step", "answer", "state"} {
+		for _, status := range []int{200, 400, 404, 409, 410, 429, 500} {
+			for _, m := range msgs {
+				if got, want := ui.SimError(call, status, m), api.SimError(call, status, m); got != want {
+					t.Errorf("SimError(%q, %d, %q) = %v, want %v", call, status, m, got, want)
+				}
+			}
+		}
+	}
+}

@@ -27,7 +27,7 @@ func NewWatch(c *Client, v Resolved, agent string) (*Watch, error) {
 // Restart goes back to the first observation.
 func (w *Watch) Restart() error {
 	w.Env.Close()
-	env, first, err := w.C.Reset(w.Visit.ID)
+	env, first, err := w.C.Open(w.Visit.ID)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (w *Watch) Step() (StepResponse, error) {
 	if w.Done() {
 		return w.Last, nil
 	}
-	r, err := w.Env.Step(w.Record.Actions[w.Next])
+	r, err := StepShown(w.Env, w.Record.Actions[w.Next])
 	if err != nil {
 		return r, err
 	}

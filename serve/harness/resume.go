@@ -1,9 +1,10 @@
-package cli
+package harness
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,19 +14,29 @@ import (
 	"github.com/normgym/normgym/sim/prompt"
 )
 
-// runSettings are what every record of one eval results file shares: a
-// resumed run must match them.
-type runSettings struct {
-	variant     prompt.Variant
-	opt         prompt.Options
-	temperature *float64
-	maxTokens   int
+// Settings are what every record of one results file shares: a resumed
+// run must match them.
+type Settings struct {
+	Variant     prompt.Variant
+	Options     prompt.Options
+	Temperature *float64
+	MaxTokens   int
 }
 
-// check refuses to resume from recs (this model's records in file) unless
+// Prompt is how prompt.Run plays under s, for model at endpoint.
+func (s Settings) Prompt(model, endpoint string) prompt.Settings {
+	return prompt.Settings{Variant: s.Variant, Options: s.Options, Model: model, Endpoint: endpoint,
+		Temperature: s.Temperature, MaxTokens: s.MaxTokens}
+}
+
+// ErrOtherSettings is wrapped by Check's error for a results file made
+// under other settings.
+var ErrOtherSettings = errors.New("harness: the results file holds another run")
+
+// Check refuses to resume from recs (this model's records in file) unless
 // each was made under these settings and by the sim this run uses
-// (simSHA; "" skips the module check, as --dry-run does).
-func (s runSettings) check(recs []sim.Record, simSHA, file string) error {
+// (simSHA; "" skips the module check, as a dry run does).
+func (s Settings) Check(recs []sim.Record, simSHA, file string) error {
 	for _, r := range recs {
 		var diffs []string
 		differ := func(what, had, now string) {
@@ -33,29 +44,37 @@ func (s runSettings) check(recs []sim.Record, simSHA, file string) error {
 				diffs = append(diffs, fmt.Sprintf("%s %s (this run: %s)", what, had, now))
 			}
 		}
-		x, ok := readExtra(r)
+		x, ok := prompt.ReadExtra(r.Extra)
 		if !ok {
 			diffs = append(diffs, "no eval settings recorded (extra.prompt)")
 		} else {
-			differ("prompt", x.Prompt, string(s.variant))
+			differ("prompt", x.Prompt, string(s.Variant))
 			differ("prompt version", orNone(x.PromptVersion), prompt.PromptVersion)
-			differ("temperature", temperatureText(x.Sampling.Temperature), temperatureText(s.temperature))
-			differ("max_tokens", strconv.Itoa(x.Sampling.MaxTokens), strconv.Itoa(s.maxTokens))
-			differ("context budget", strconv.Itoa(x.History.BudgetChars), strconv.Itoa(s.opt.Budget))
-			differ("full replies", strconv.FormatBool(x.History.FullReplies), strconv.FormatBool(s.opt.FullReplies))
+			differ("temperature", temperatureText(x.Sampling.Temperature), temperatureText(s.Temperature))
+			differ("max_tokens", strconv.Itoa(x.Sampling.MaxTokens), strconv.Itoa(s.MaxTokens))
+			differ("context budget", strconv.Itoa(x.History.BudgetChars), strconv.Itoa(s.Options.Budget))
+			differ("full replies", strconv.FormatBool(x.History.FullReplies), strconv.FormatBool(s.Options.FullReplies))
 		}
 		differ("sim version", orNone(r.SimVersion), sim.Version)
 		differ("catalog version", orNone(r.Catalog), norms.Default().Version())
 		if simSHA != "" {
-			differ("sim_sha256", short(orNone(r.SimSHA256)), short(simSHA))
+			differ("sim_sha256", Short(orNone(r.SimSHA256)), Short(simSHA))
 		}
 		if len(diffs) > 0 {
-			return usageError("%s already holds visit %s of %s made under other settings: %s. "+
+			return fmt.Errorf("%w: %s already holds visit %s of %s made under other settings: %s. "+
 				"One results file holds one run: use another --out for this run, or re-run with the earlier settings to resume it",
-				file, r.Visit, r.Agent, strings.Join(diffs, ", "))
+				ErrOtherSettings, file, r.Visit, r.Agent, strings.Join(diffs, ", "))
 		}
 	}
 	return nil
+}
+
+// Short is the first 12 hex digits of a SHA-256, or s as it is.
+func Short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
 }
 
 func orNone(s string) string {
@@ -72,12 +91,12 @@ func temperatureText(t *float64) string {
 	return strconv.FormatFloat(*t, 'g', -1, 64)
 }
 
-// loadResults reads the records in an --out file that may have been cut
+// LoadResults reads the records in a results file that may have been cut
 // short by a killed run. A last line that is not a whole record is
-// dropped (with a note on stderr) and, if rewriteTorn, the file rewritten
+// dropped (with a note on warn) and, if rewriteTorn, the file rewritten
 // without it; a bad line elsewhere is an error. A missing file holds no
 // records.
-func loadResults(path string, e *env, rewriteTorn bool) ([]sim.Record, error) {
+func LoadResults(path string, warn io.Writer, rewriteTorn bool) ([]sim.Record, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -96,10 +115,10 @@ func loadResults(path string, e *env, rewriteTorn bool) ([]sim.Record, error) {
 		if text == "" {
 			continue
 		}
-		rec, err := decodeRecord([]byte(text))
+		rec, err := DecodeRecord([]byte(text))
 		if err != nil {
 			if !strings.HasSuffix(line, "\n") { // only the last line can lack one
-				fmt.Fprintf(e.stderr, "normgym: %s:%d: dropping an unfinished last line (from an interrupted run)\n", path, i+1)
+				fmt.Fprintf(warn, "normgym: %s:%d: dropping an unfinished last line (from an interrupted run)\n", path, i+1)
 				rewrite = true
 				continue
 			}
@@ -123,8 +142,9 @@ func loadResults(path string, e *env, rewriteTorn bool) ([]sim.Record, error) {
 	return recs, nil
 }
 
-// decodeRecord reads one record strictly, as readRecords does.
-func decodeRecord(b []byte) (sim.Record, error) {
+// DecodeRecord reads one record strictly: no unknown field, one JSON
+// value, a visit and an agent.
+func DecodeRecord(b []byte) (sim.Record, error) {
 	var rec sim.Record
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()

@@ -1,4 +1,4 @@
-package cli
+package harness
 
 import (
 	"fmt"
@@ -9,30 +9,31 @@ import (
 	"github.com/normgym/normgym/sim/report"
 )
 
-// evalSummary is eval's summary: report's, plus the model's run figures.
-type evalSummary struct {
+// Summary is a model run's summary: report's, plus the run's figures.
+type Summary struct {
 	report.Summary
-	Eval evalStats `json:"eval"`
+	Eval Stats `json:"eval"`
 }
 
-type evalStats struct {
+// Stats are a model run's figures beside its scores.
+type Stats struct {
 	Model    string `json:"model"`
 	Endpoint string `json:"endpoint"`
 	Prompt   string `json:"prompt"`
 	// Steps counts actions; FormatErrors those played as wait because the
 	// reply had no valid ACTION line.
-	Steps           int         `json:"steps"`
-	FormatErrors    int         `json:"format_errors"`
-	FormatErrorRate float64     `json:"format_error_rate"`
-	ProbeAsked      int         `json:"probe_asked"`
-	ProbeUnanswered int         `json:"probe_unanswered"`
-	Usage           usageTotals `json:"usage"`
+	Steps           int           `json:"steps"`
+	FormatErrors    int           `json:"format_errors"`
+	FormatErrorRate float64       `json:"format_error_rate"`
+	ProbeAsked      int           `json:"probe_asked"`
+	ProbeUnanswered int           `json:"probe_unanswered"`
+	Usage           prompt.Totals `json:"usage"`
 	// MeanLatencyMS is over requests not answered from the cache.
 	MeanLatencyMS float64 `json:"mean_latency_ms"`
 	// Visits counts the records with eval's usage; PerVisit is Usage
 	// divided by it.
 	Visits   int      `json:"visits"`
-	PerVisit perVisit `json:"per_visit"`
+	PerVisit PerVisit `json:"per_visit"`
 	// CachedShare is the endpoint-reported cached share of the prompt
 	// tokens of the requests that reported one (null: none did).
 	CachedShare *float64 `json:"cached_share"`
@@ -42,8 +43,8 @@ type evalStats struct {
 	Resumed int `json:"resumed"`
 }
 
-// perVisit are a run's mean figures per visit.
-type perVisit struct {
+// PerVisit are a run's mean figures per visit.
+type PerVisit struct {
 	Requests         float64 `json:"requests"`
 	PromptTokens     float64 `json:"prompt_tokens"`
 	CompletionTokens float64 `json:"completion_tokens"`
@@ -51,18 +52,20 @@ type perVisit struct {
 	UnsharedBytes    float64 `json:"unshared_bytes"`
 }
 
-func summarizeEval(recs []sim.Record, model, endpoint string, v prompt.Variant, resumed int) evalSummary {
-	s := evalStats{Model: model, Endpoint: endpoint, Prompt: string(v), Resumed: resumed}
+// Summarize sums up the records of model at endpoint under variant v,
+// resumed of which came from the results file rather than this run.
+func Summarize(recs []sim.Record, model, endpoint string, v prompt.Variant, resumed int) Summary {
+	s := Stats{Model: model, Endpoint: endpoint, Prompt: string(v), Resumed: resumed}
 	var reportedPrompt int
 	for _, r := range recs {
 		s.Steps += len(r.Actions)
-		x, ok := readExtra(r)
+		x, ok := prompt.ReadExtra(r.Extra)
 		if !ok {
 			continue
 		}
 		s.Visits++
 		s.FormatErrors += x.FormatErrors
-		s.Usage.add(x.Usage)
+		s.Usage.Add(x.Usage)
 		if x.Usage.CacheReported > 0 {
 			for _, l := range x.StepLog {
 				reportedPrompt += l.In
@@ -86,7 +89,7 @@ func summarizeEval(recs []sim.Record, model, endpoint string, v prompt.Variant, 
 	}
 	if n := float64(s.Visits); n > 0 {
 		u := s.Usage
-		s.PerVisit = perVisit{Requests: float64(u.Requests) / n, PromptTokens: float64(u.PromptTokens) / n,
+		s.PerVisit = PerVisit{Requests: float64(u.Requests) / n, PromptTokens: float64(u.PromptTokens) / n,
 			CompletionTokens: float64(u.CompletionTokens) / n, RequestBytes: float64(u.RequestBytes) / n,
 			UnsharedBytes: float64(u.UnsharedBytes) / n}
 	}
@@ -95,11 +98,11 @@ func summarizeEval(recs []sim.Record, model, endpoint string, v prompt.Variant, 
 		s.CachedShare = &share
 	}
 	sum := report.SummarizeAgent(model, recs)
-	return evalSummary{Summary: sum, Eval: s}
+	return Summary{Summary: sum, Eval: s}
 }
 
-// print writes the run's figures below the scores table.
-func (s evalStats) print(w io.Writer) {
+// Print writes the run's figures below the scores table.
+func (s Stats) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nformat errors: %d of %d steps (%.2f%%) · probe unanswered: %d of %d\n",
 		s.FormatErrors, s.Steps, 100*s.FormatErrorRate, s.ProbeUnanswered, s.ProbeAsked)
 	fmt.Fprintf(w, "requests: %d (%d from cache, %d retries) · tokens: %d prompt + %d completion · mean latency %.0f ms\n",

@@ -1,4 +1,4 @@
-package cli
+package harness
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/normgym/normgym/serve/internal/workers"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/prompt"
@@ -18,10 +19,10 @@ import (
 // on this text).
 const charsPerToken = 4
 
-// runEstimate is eval --dry-run's answer: what the run would send, from
+// Estimate is eval --dry-run's answer: what the run would send, from
 // baselines' visits replayed through the same prompt builder
-// (prompt.Play) under the run's prompt variant and history options.
-type runEstimate struct {
+// (prompt.Run) under the run's prompt variant and history options.
+type Estimate struct {
 	Suite         string `json:"suite"`
 	SuiteVersion  string `json:"suite_version"`
 	Visits        int    `json:"visits"`
@@ -35,12 +36,12 @@ type runEstimate struct {
 	MaxTokens   int `json:"max_tokens"`
 	// CharsPerToken converts characters of message content to tokens.
 	CharsPerToken int                `json:"chars_per_token"`
-	Newcomers     []newcomerEstimate `json:"newcomers"`
-	Prices        prices             `json:"prices"`
+	Newcomers     []NewcomerEstimate `json:"newcomers"`
+	Prices        Prices             `json:"prices"`
 }
 
-// prices are USD per million tokens (0: not given).
-type prices struct {
+// Prices are USD per million tokens (0: not given).
+type Prices struct {
 	Input  float64 `json:"input"`
 	Cached float64 `json:"cached"`
 	Output float64 `json:"output"`
@@ -51,9 +52,9 @@ type prices struct {
 // every step of both days: the worst case).
 var estimateNewcomers = []string{"greedy", "wait"}
 
-// newcomerEstimate is the run's cost if the model played as this
+// NewcomerEstimate is the run's cost if the model played as this
 // baseline does.
-type newcomerEstimate struct {
+type NewcomerEstimate struct {
 	Newcomer string `json:"newcomer"`
 	Requests int    `json:"requests"`
 	// PromptChars sums the requests' message contents; UnsharedChars the
@@ -82,38 +83,36 @@ type newcomerEstimate struct {
 	USDCached float64 `json:"usd_cached"`
 }
 
-// estimateRun replays the baselines' visits of the suite's visits through
-// prompt.Play on workers goroutines, drawing progress on w.
-func estimateRun(ctx context.Context, visits []string, s runSettings, replyTokens, workers int, w io.Writer) (*runEstimate, error) {
-	est := &runEstimate{Visits: len(visits), Prompt: string(s.variant), PromptVersion: prompt.PromptVersion,
-		BudgetChars: s.opt.Budget, FullReplies: s.opt.FullReplies, ReplyTokens: replyTokens, MaxTokens: s.maxTokens,
+// EstimateRun replays the baselines' visits of visits through the model
+// loop (prompt.Run, over the native core) under s on workers goroutines,
+// calling progress after each visit.
+func EstimateRun(ctx context.Context, visits []string, s Settings, replyTokens, parallel int, progress func()) (*Estimate, error) {
+	est := &Estimate{Visits: len(visits), Prompt: string(s.Variant), PromptVersion: prompt.PromptVersion,
+		BudgetChars: s.Options.Budget, FullReplies: s.Options.FullReplies, ReplyTokens: replyTokens, MaxTokens: s.MaxTokens,
 		CharsPerToken: charsPerToken}
 	per := make([][]prompt.History, len(estimateNewcomers))
 	for k := range per {
 		per[k] = make([]prompt.History, len(visits))
 	}
-	prog := newProgress(w, len(visits))
-	prog.noJoint = true
 	var mu sync.Mutex
-	err := forEach(ctx, len(visits), workers, func(ctx context.Context, i int) error {
+	err := workers.ForEach(ctx, len(visits), parallel, func(ctx context.Context, i int) error {
 		for k, name := range estimateNewcomers {
-			h, err := replayCost(visits[i], name, s, replyTokens)
+			h, err := replayCost(ctx, visits[i], name, s, replyTokens)
 			if err != nil {
 				return fmt.Errorf("%s: %w", visits[i], err)
 			}
 			per[k][i] = h
 		}
 		mu.Lock()
-		prog.add(false)
+		progress()
 		mu.Unlock()
 		return nil
 	})
-	prog.finish()
 	if err != nil {
 		return nil, err
 	}
 	for k, name := range estimateNewcomers {
-		n := newcomerEstimate{Newcomer: name}
+		n := NewcomerEstimate{Newcomer: name}
 		for i, h := range per[k] {
 			if h.SentChars > n.MaxVisitChars {
 				n.MaxVisitChars, n.MaxVisit = h.SentChars, visits[i]
@@ -130,50 +129,50 @@ func estimateRun(ctx context.Context, visits []string, s runSettings, replyToken
 		n.UncachedTokens = n.UnsharedChars / charsPerToken
 		n.CachedTokens = n.PromptTokens - n.UncachedTokens
 		n.CompletionTokens = n.Requests * replyTokens
-		n.MaxCompletionTokens = n.Requests * s.maxTokens
+		n.MaxCompletionTokens = n.Requests * s.MaxTokens
 		est.Newcomers = append(est.Newcomers, n)
 	}
 	return est, ctx.Err()
 }
 
 // replayCost plays visit id as the newcomer called name (a baseline, or
-// "wait") through prompt.Play, the model replying with the baseline's
+// "wait") through the model loop, the model replying with the baseline's
 // action after replyTokens' worth of reasoning, and returns what the
 // conversation sent.
-func replayCost(id, name string, s runSettings, replyTokens int) (prompt.History, error) {
+func replayCost(ctx context.Context, id, name string, s Settings, replyTokens int) (prompt.History, error) {
 	var acts []string
 	if name != "wait" {
-		env, err := agents.Play(id, name)
+		v, err := agents.Play(id, name)
 		if err != nil {
 			return prompt.History{}, err
 		}
-		acts = env.Actions()
+		acts = v.Actions()
 	}
 	filler := strings.Repeat("x", max(replyTokens*charsPerToken-20, 0)) + "\n"
 	step := 0
-	model := func(kind prompt.Kind, _ []prompt.Message) string {
-		switch kind {
+	chat := func(_ context.Context, req prompt.Request) (prompt.Reply, error) {
+		switch req.Kind {
 		case prompt.AskNotes:
-			return filler[:min(len(filler), prompt.MaxNotes)]
+			return prompt.Reply{Content: filler[:min(len(filler), prompt.MaxNotes)]}, nil
 		case prompt.AskProbe:
-			return filler + "ANSWER: 1"
+			return prompt.Reply{Content: filler + "ANSWER: 1"}, nil
 		}
 		a := sim.Wait
 		if step < len(acts) {
 			a = acts[step]
 		}
 		step++
-		return filler + "ACTION: " + a
+		return prompt.Reply{Content: filler + "ACTION: " + a}, nil
 	}
-	_, conv, err := prompt.Play(id, s.variant, s.opt, model)
+	_, x, err := prompt.Run(ctx, new(sim.Native), id, s.Prompt(name, ""), chat, nil)
 	if err != nil {
 		return prompt.History{}, err
 	}
-	return conv.History(), nil
+	return x.History, nil
 }
 
-// print writes the estimate as a table, with the assumptions above it.
-func (e *runEstimate) print(w io.Writer) error {
+// Print writes the estimate as a table, with the assumptions above it.
+func (e *Estimate) Print(w io.Writer) error {
 	replies := "replies cut to their ACTION line in later requests"
 	if e.FullReplies {
 		replies = "replies kept whole"

@@ -1,15 +1,17 @@
-package cli
+// Package workers runs work items on a bounded number of goroutines, for
+// the command line's batch runs and the model harness.
+package workers
 
 import (
 	"context"
 	"sync"
 )
 
-// forEach calls work(ctx, i) for every i in [0, n) on up to workers
+// ForEach calls work(ctx, i) for every i in [0, n) on up to workers
 // goroutines. The first error cancels the context the others see and is
 // returned; items not yet started are then skipped. work does its own
 // locking for anything it shares.
-func forEach(ctx context.Context, n, workers int, work func(ctx context.Context, i int) error) error {
+func ForEach(ctx context.Context, n, workers int, work func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (

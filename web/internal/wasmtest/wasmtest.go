@@ -1,9 +1,9 @@
 //go:build !js
 
-// Package simtest gives native tests of the browser app a ui.Client over
+// Package wasmtest gives native tests of the browser app a ui.Client over
 // the same sim.wasm, run by the wazero host (wasm/host) with one
 // instance, so that handles stay valid across raw calls.
-package simtest
+package wasmtest
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func Runtime(tb testing.TB) *host.Runtime {
 		rt, err = host.New(context.Background(), simwasm.Bytes(), host.Options{MaxInstances: 1, CacheDir: cache})
 	})
 	if err != nil {
-		tb.Fatalf("simtest: starting the wazero host: %v", err)
+		tb.Fatalf("wasmtest: starting the wazero host: %v", err)
 	}
 	return rt
 }

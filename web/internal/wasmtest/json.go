@@ -1,6 +1,6 @@
 //go:build !js
 
-package simtest
+package wasmtest
 
 import "encoding/json"
 
