@@ -185,7 +185,7 @@ type target struct {
 	token, envToken string
 }
 
-func (tg *target) do(t *testing.T, method, path string, body any, header ...string) (int, []byte, http.Header) {
+func (tg *target) do(t testing.TB, method, path string, body any, header ...string) (int, []byte, http.Header) {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -236,13 +236,12 @@ type step struct {
 	contains string
 }
 
-// parity walks the server's route table against `normgym serve`'s handler
-// (serve/server on loopback, SQLite, set up as the worker is) and the
-// worker under wrangler dev: each step goes to both, and their answers
-// must agree on the status, the media type, the security headers and the
-// Allow and Retry-After headers. Every route and method of the table
-// needs a step.
-func parity(t *testing.T, w *worker) {
+// native returns `normgym serve`'s handler set up as the worker is (the
+// same keys, admin token, web app, client header, and the worker's rate
+// limits as token buckets) on loopback, with a SQLite store. It steps
+// sessions natively, as the worker does, unless engine says otherwise.
+func native(t *testing.T, w *worker, engine ...session.Engine) (*server.Server, *httptest.Server) {
+	t.Helper()
 	keys, err := server.ParseTeacherKeys(w.teacherKeyLine)
 	if err != nil {
 		t.Fatal(err)
@@ -251,11 +250,27 @@ func parity(t *testing.T, w *worker) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newServer(t, server.Options{Web: os.DirFS(filepath.Join(w.dir, "assets")), AdminToken: w.adminToken, AdminTokenEnv: adminTokenVar,
-		TeacherKeys: keys, ClientHeader: "CF-Connecting-IP", Limiter: limit.NewBuckets(bindingRates(t), nil),
-		Engine: session.Native(simwasm.SHA256()), SubmitterKeys: subKeys})
+	eng := session.Native(simwasm.SHA256())
+	if len(engine) == 1 {
+		eng = engine[0]
+	}
+	srv := newServer(t, server.Options{Web: os.DirFS(filepath.Join(w.workerDir, "build", "assets")), AdminToken: w.adminToken,
+		AdminTokenEnv: adminTokenVar, TeacherKeys: keys, ClientHeader: "CF-Connecting-IP", Limiter: limit.NewBuckets(bindingRates(t), nil),
+		Engine: eng, SubmitterKeys: subKeys})
 	hs := httptest.NewServer(srv)
-	defer hs.Close()
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.Close)
+	return srv, hs
+}
+
+// parity walks the server's route table against `normgym serve`'s handler
+// (serve/server on loopback, SQLite, set up as the worker is) and the
+// worker under wrangler dev: each step goes to both, and their answers
+// must agree on the status, the media type, the security headers and the
+// Allow and Retry-After headers. Every route and method of the table
+// needs a step.
+func parity(t *testing.T, w *worker) {
+	srv, hs := native(t, w)
 	targets := []*target{{name: "normgym serve", base: hs.URL}, {name: "wrangler dev", base: w.base}}
 
 	mini, _ := sim.LookupSuite("mini")
@@ -338,8 +353,7 @@ func parity(t *testing.T, w *worker) {
 			return map[string]any{"action": map[string]any{"action": "wait"}, "session_id": tg.envToken}
 		}, status: 200},
 		{pattern: "/state", method: "GET", path: func(tg *target) string { return "/state?session_id=" + tg.envToken }, status: 200, contains: "step_count"},
-		{pattern: "/ws", method: "GET", status: 426, workerStatus: 501,
-			differs: "a Worker's Go runtime lives for one request and holds no WebSocket: the worker answers 501 and serves /reset and /step"},
+		{pattern: "/ws", method: "GET", status: 426},
 		{pattern: "/teach", method: "GET", status: 200, contains: "Create a room"},
 		{pattern: "/teach", method: "POST", status: 405},
 		{pattern: "/teach.js", method: "GET", status: 200, contains: "/api/rooms"},
@@ -351,7 +365,7 @@ func parity(t *testing.T, w *worker) {
 		{pattern: "/", method: "POST", status: 405, workerStatus: 405,
 			differs: "Cloudflare's asset server answers 405 without an Allow header or a body"},
 	}
-	if css, _ := filepath.Glob(filepath.Join(w.dir, "assets", "assets", "style.*.css")); len(css) == 1 {
+	if css, _ := filepath.Glob(filepath.Join(w.workerDir, "build", "assets", "assets", "style.*.css")); len(css) == 1 {
 		steps = append(steps, step{pattern: "/", method: "GET", path: fixed("/assets/" + filepath.Base(css[0])), status: 200})
 	}
 	covered := map[string]bool{}

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,8 +44,9 @@ func TestWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errNode := exec.LookPath("node")
-	if _, err := os.Stat(wrangler); err != nil || errNode != nil {
-		msg := "worker: wrangler is not installed (run make worker-deps: npm ci in serve/worker; node is needed)"
+	_, errMake := exec.LookPath("make")
+	if _, err := os.Stat(wrangler); err != nil || errNode != nil || errMake != nil {
+		msg := "worker: wrangler is not installed (run make worker-deps: npm ci in serve/worker; node and make are needed)"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -61,12 +62,13 @@ func TestWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &worker{t: t, wrangler: wrangler, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine,
+	w := &worker{t: t, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine,
 		submitterKey: subKey, submitterKeyLine: subKeyLine}
-	w.build()
+	// README.md's deploy commands, offline (deploy_test.go).
+	w.rehearse()
+	w.wrangler = filepath.Join(w.workerDir, "node_modules", ".bin", "wrangler")
 	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
-	w.config()
-	w.run("d1", "migrations", "apply", "DB", "--local", "--persist-to", w.state())
+	// A fresh local D1: the Worker applies the schema itself.
 	w.start()
 	t.Logf("ready in %s", time.Since(start).Round(time.Millisecond))
 
@@ -197,6 +199,37 @@ func TestWorker(t *testing.T) {
 	})
 
 	t.Run("parity", func(t *testing.T) { parity(t, w) })
+	t.Run("script", func(t *testing.T) { script(t, w) })
+	t.Run("steps", func(t *testing.T) { stepTimes(t, w) })
+
+	t.Run("baselines", func(t *testing.T) {
+		// The Cron Trigger, as wrangler dev --test-scheduled fires it: one
+		// run of 3 s (NORMGYM_BASELINE_BUDGET in the test's .dev.vars).
+		if st, b, _ := w.do("GET", "/__scheduled?cron="+url.QueryEscape("*/2 * * * *"), nil); st != http.StatusOK {
+			t.Fatalf("GET /__scheduled = %d %.200s", st, b)
+		}
+		var lb api.Leaderboard
+		w.getJSON("/api/leaderboard?suite=mini", &lb)
+		var rows []string
+		for _, a := range lb.Agents {
+			if a.Client == "baseline" && a.Provenance == api.ProvenanceServer {
+				rows = append(rows, fmt.Sprintf("%s:%d", a.Agent, a.Visits))
+			}
+		}
+		if len(rows) == 0 {
+			t.Fatalf("no server baseline row on the worker's leaderboard after the Cron Trigger ran")
+		}
+		t.Logf("baseline rows after one run of the Cron Trigger: %s", strings.Join(rows, " "))
+	})
+
+	t.Run("migrations", func(t *testing.T) {
+		// The worker applied the schema on its first request and recorded it
+		// for wrangler too: nothing is left to apply.
+		out := w.exec(w.workerDir, w.env(), w.wrangler, "d1", "migrations", "apply", "DB", "--local", "--persist-to", w.state())
+		if !bytes.Contains(out, []byte("No migrations to apply")) {
+			t.Errorf("wrangler d1 migrations apply after the worker's own:\n%s", out)
+		}
+	})
 
 	// A few figures: Go starts anew for every request in Workers.
 	var lat []time.Duration
@@ -215,10 +248,13 @@ const adminTokenVar = "NORMGYM_ADMIN_TOKEN"
 
 // worker is a built worker and its wrangler dev process.
 type worker struct {
-	t        *testing.T
-	wrangler string
-	dir      string // temp: build/, state/, config, logs
-	base     string // http://127.0.0.1:PORT
+	t *testing.T
+	// dir is the test's folder: normgym/ (the copy the README's commands
+	// build), state/ (the local D1 and Durable Objects), xdg/, logs/.
+	dir string
+	// workerDir is the copy's serve/worker, where wrangler runs.
+	workerDir, wrangler string
+	base                string // http://127.0.0.1:PORT
 	cmd      *exec.Cmd
 	log      *bytes.Buffer
 	// adminToken is passed as the NORMGYM_ADMIN_TOKEN variable.
@@ -232,90 +268,6 @@ type worker struct {
 
 func (w *worker) state() string { return filepath.Join(w.dir, "state") }
 
-// build builds the worker as make worker does, into dir/build.
-func (w *worker) build() {
-	w.t.Helper()
-	out := filepath.Join(w.dir, "build")
-	w.exec(nil, "go", "run", "github.com/syumai/workers/cmd/workers-assets-gen", "-mode=go", "-o", out)
-	w.exec(append(os.Environ(), "GOOS=js", "GOARCH=wasm"), "go", "build", "-trimpath",
-		"-ldflags", "-s -w -X main.simSHA256="+simwasm.SHA256(), "-o", filepath.Join(out, "app.wasm"), ".")
-	if fi, err := os.Stat(filepath.Join(out, "app.wasm")); err == nil {
-		w.t.Logf("app.wasm: %.1f MB", float64(fi.Size())/1e6)
-	}
-}
-
-// config writes dir/wrangler.json: wrangler.jsonc with the build, the web
-// app (an empty folder if make web has not run) and the migrations as
-// absolute paths.
-func (w *worker) config() {
-	w.t.Helper()
-	src, err := os.ReadFile("wrangler.jsonc")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	var lines []string
-	for _, l := range strings.Split(string(src), "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(l), "//") {
-			lines = append(lines, l)
-		}
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal([]byte(strings.Join(lines, "\n")), &cfg); err != nil {
-		w.t.Fatalf("wrangler.jsonc (full-line comments only): %v", err)
-	}
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			w.t.Fatal(err)
-		}
-		return a
-	}
-	delete(cfg, "$schema")
-	cfg["main"] = filepath.Join(w.dir, "build", "worker.mjs")
-	cfg["assets"].(map[string]any)["directory"] = w.assets()
-	for _, db := range cfg["d1_databases"].([]any) {
-		m := db.(map[string]any)
-		m["migrations_dir"] = abs(m["migrations_dir"].(string))
-	}
-	b, _ := json.MarshalIndent(cfg, "", "  ")
-	if err := os.WriteFile(filepath.Join(w.dir, "wrangler.json"), b, 0o644); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// assets copies the web app (build/web, if make web has built it) into
-// dir/assets and appends security_headers to its _headers, as make worker
-// does, and returns the folder.
-func (w *worker) assets() string {
-	w.t.Helper()
-	dst := filepath.Join(w.dir, "assets")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		w.t.Fatal(err)
-	}
-	web, err := filepath.Abs(filepath.Join("..", "..", "build", "web"))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(web, "index.html")); err == nil {
-		if err := os.CopyFS(dst, os.DirFS(web)); err != nil {
-			w.t.Fatal(err)
-		}
-	}
-	sec, err := os.ReadFile("security_headers")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	f, err := os.OpenFile(filepath.Join(dst, "_headers"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(append([]byte("\n"), sec...)); err != nil {
-		w.t.Fatal(err)
-	}
-	return dst
-}
-
 // env is wrangler's environment: no metrics, no error reports, no
 // request.cf fetch, no update check (the banner), config and logs in the
 // temp dir.
@@ -323,25 +275,6 @@ func (w *worker) env() []string {
 	return append(os.Environ(), "WRANGLER_SEND_METRICS=false", "WRANGLER_SEND_ERROR_REPORTS=false", "WRANGLER_HIDE_BANNER=true",
 		"CLOUDFLARE_CF_FETCH_ENABLED=false", "XDG_CONFIG_HOME="+filepath.Join(w.dir, "xdg"),
 		"WRANGLER_LOG_PATH="+filepath.Join(w.dir, "logs"), "NO_COLOR=1", "CI=true")
-}
-
-// run runs wrangler with args to completion.
-func (w *worker) run(args ...string) {
-	w.t.Helper()
-	w.exec(w.env(), w.wrangler, append(args, "--config", filepath.Join(w.dir, "wrangler.json"))...)
-}
-
-// exec runs a command to completion in env (nil: this process's), within
-// three minutes.
-func (w *worker) exec(env []string, name string, args ...string) {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		w.t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
 }
 
 // start starts wrangler dev in its own process group on a free port in
@@ -354,12 +287,9 @@ func (w *worker) start() {
 		port := freePort(w.t)
 		w.base = "http://127.0.0.1:" + strconv.Itoa(port)
 		w.log = &bytes.Buffer{}
-		cmd := exec.Command(w.wrangler, "dev", "--config", filepath.Join(w.dir, "wrangler.json"),
-			"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(port+1),
-			"--persist-to", w.state(), "--show-interactive-dev-session=false", "--log-level", "info",
-			"--var", adminTokenVar+":"+w.adminToken, "--var", "NORMGYM_TEACHER_KEYS:"+w.teacherKeyLine,
-			"--var", "NORMGYM_SUBMITTER_KEYS:"+w.submitterKeyLine)
-		cmd.Env = w.env()
+		cmd := exec.Command(w.wrangler, "dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(port+1),
+			"--persist-to", w.state(), "--test-scheduled", "--show-interactive-dev-session=false", "--log-level", "info")
+		cmd.Dir, cmd.Env = w.workerDir, w.env()
 		cmd.Stdout, cmd.Stderr = w.log, w.log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
