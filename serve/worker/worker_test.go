@@ -255,8 +255,8 @@ type worker struct {
 	// workerDir is the copy's serve/worker, where wrangler runs.
 	workerDir, wrangler string
 	base                string // http://127.0.0.1:PORT
-	cmd      *exec.Cmd
-	log      *bytes.Buffer
+	cmd                 *exec.Cmd
+	log                 *bytes.Buffer
 	// adminToken is passed as the NORMGYM_ADMIN_TOKEN variable.
 	adminToken string
 	// teacherKey may create rooms: its line is NORMGYM_TEACHER_KEYS.
