@@ -60,7 +60,7 @@ func computeBaselines(ctx context.Context) error {
 	if budget == 0 {
 		budget = defaultBaselineBudget
 	}
-	srv, msg := newServer()
+	srv, _, msg := newServer()
 	if srv == nil {
 		log.Error("baselines", "err", msg)
 		return nil

@@ -62,7 +62,7 @@ type placeholder struct {
 // placeholders reads wrangler.jsonc's values marked PLACEHOLDER (the keys
 // database_id and namespace_id) and checks that README.md's table names
 // each key and value.
-func placeholders(t *testing.T, config, readme string) []placeholder {
+func placeholders(t testing.TB, config, readme string) []placeholder {
 	t.Helper()
 	var out []placeholder
 	re := regexp.MustCompile(`"(database_id|namespace_id)": "([^"]+)"`)
@@ -89,8 +89,7 @@ func placeholders(t *testing.T, config, readme string) []placeholder {
 // rehearse follows the README's deploy commands and leaves the Worker
 // built and configured in w.workerDir (secrets in its .dev.vars), ready
 // for wrangler dev.
-func (w *worker) rehearse() {
-	t := w.t
+func (w *worker) rehearse(t *testing.T) {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -133,7 +132,8 @@ func (w *worker) rehearse() {
 	if w.workerDir == "" {
 		t.Fatal("README.md's deploy commands never deploy")
 	}
-	if _, err := os.Stat(filepath.Join(w.workerDir, "build", "assets", "index.html")); err != nil {
+	w.assets = filepath.Join(w.workerDir, "build", "assets")
+	if _, err := os.Stat(filepath.Join(w.assets, "index.html")); err != nil {
 		t.Errorf("the deployed assets hold no app (build/assets/index.html): %v", err)
 	}
 	// Variables of the test only: the baselines of mini, a few seconds at a time.

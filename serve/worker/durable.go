@@ -13,7 +13,10 @@ import (
 
 	"github.com/syumai/workers"
 
+	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
+	"github.com/normgym/normgym/serve/store"
 )
 
 // durable is the Go side of a Session Durable Object (entry.mjs, class
@@ -23,28 +26,75 @@ import (
 // holds. Requests reach it through binding.serve, WebSocket messages
 // through binding.wsMessage (see RATIONALE.md: Sessions).
 type durable struct {
+	mu  sync.Mutex
 	h   http.Handler
 	srv *server.Server // nil when the server could not be made (h answers why)
-
-	mu    sync.Mutex
+	st  *store.Store
+	// kinds holds the kind of the session of each token hash served.
+	kinds map[string]string
 	conns map[int]*server.WSConn
 	next  int
+}
+
+// start makes the server (again: a server made afresh holds no session
+// in memory).
+func (d *durable) start() {
+	srv, st, msg := newServer()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.srv, d.st, d.h, d.kinds = srv, st, unavailable(msg), map[string]string{}
+	if srv != nil {
+		d.h = srv
+	}
+}
+
+// current makes sure that the session of a token hash the object serves
+// is still that token's. Only a submitter key's session (kind model) is
+// ever given a new token (a key asking for its suite again resumes it
+// under a new one, wherever that request runs): its token is checked in
+// D1 before every request, and when it names no session any more the
+// server is made afresh, so that the old token finds nothing (404), as on
+// normgym serve. A person's or a practice session keeps its token: it is
+// read once. (entry.mjs sends an object only tokens that D1 has named a
+// session, so remaking the server on a token that names none is rare.)
+func (d *durable) current(ctx context.Context, hash string) {
+	d.mu.Lock()
+	kind, seen := d.kinds[hash]
+	st := d.st
+	d.mu.Unlock()
+	if st == nil || seen && kind != api.KindModel {
+		return
+	}
+	s, err := st.SessionByToken(ctx, hash)
+	switch {
+	case errors.Is(err, session.ErrNotFound):
+		d.start()
+	case err == nil:
+		d.mu.Lock()
+		d.kinds[hash] = s.Kind
+		d.mu.Unlock()
+	}
 }
 
 // serveDurable runs a Durable Object's Go runtime: it sets the binding's
 // functions, says it is ready and never returns (the object ends it).
 func serveDurable() {
-	srv, msg := newServer()
-	d := &durable{srv: srv, h: unavailable(msg), conns: map[int]*server.WSConn{}}
-	if srv != nil {
-		d.h = srv
-	}
+	d := &durable{conns: map[int]*server.WSConn{}}
+	d.start()
 	b := runtimeContext().Get("binding")
 	b.Set("serve", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		return promise(func() (js.Value, error) { return d.serve(args) })
 	}))
 	b.Set("wsMessage", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		return promise(func() (js.Value, error) { return d.wsMessage(args) })
+	}))
+	b.Set("warm", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		return promise(func() (js.Value, error) {
+			if len(args) == 1 {
+				d.warm(args[0].String())
+			}
+			return js.Undefined(), nil
+		})
 	}))
 	b.Set("wsClose", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		if len(args) == 1 {
@@ -59,12 +109,17 @@ func serveDurable() {
 }
 
 // serve answers one request: args are the method, the URL, the headers
-// (an array of [name, value]) and the body (a Uint8Array, or null). The
-// answer is {status, headers, body}; an accepted GET /ws (101) also
-// carries ws, the connection's number for wsMessage, and its limits.
+// (an array of [name, value]), the body (a Uint8Array, or null) and the
+// SHA-256 of the session token the request acts with ("" for a /ws
+// connection's object). The answer is {status, headers, body}; an
+// accepted GET /ws (101) also carries ws, the connection's number for
+// wsMessage, and its limits.
 func (d *durable) serve(args []js.Value) (js.Value, error) {
-	if len(args) != 4 {
-		return js.Value{}, errors.New("worker: serve takes method, url, headers and body")
+	if len(args) != 5 {
+		return js.Value{}, errors.New("worker: serve takes method, url, headers, body and token hash")
+	}
+	if hash := args[4].String(); hash != "" {
+		d.current(context.Background(), hash)
 	}
 	var body []byte
 	if b := args[3]; b.Type() == js.TypeObject {
@@ -81,19 +136,39 @@ func (d *durable) serve(args []js.Value) (js.Value, error) {
 		kv := hs.Index(i)
 		r.Header.Add(kv.Index(0).String(), kv.Index(1).String())
 	}
+	d.mu.Lock()
+	h, srv := d.h, d.srv
+	d.mu.Unlock()
 	rec := &recorder{h: http.Header{}}
-	d.h.ServeHTTP(rec, r)
+	h.ServeHTTP(rec, r)
 	out := map[string]any{"status": rec.status, "headers": headerPairs(rec.h), "body": jsBytes(rec.body.Bytes())}
-	if rec.status == http.StatusSwitchingProtocols && d.srv != nil {
+	if rec.status == http.StatusSwitchingProtocols && srv != nil {
 		max, idle := server.WSLimits()
 		d.mu.Lock()
 		d.next++
-		d.conns[d.next] = d.srv.NewWSConn(r)
+		d.conns[d.next] = srv.NewWSConn(r)
 		out["ws"] = d.next
 		d.mu.Unlock()
 		out["maxMessage"], out["idleMs"] = max, idle.Milliseconds()
 	}
 	return js.ValueOf(out), nil
+}
+
+// warm loads the session of token into the server's memory, as GET
+// /api/session does (entry.mjs asks for it when the session is opened):
+// the Worker asks, not a client, so no rate limit counts it.
+func (d *durable) warm(token string) {
+	d.current(context.Background(), session.TokenHash(token))
+	ctx := context.WithValue(context.Background(), unlimited{}, true)
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://normgym.internal/api/session", nil)
+	if err != nil {
+		return
+	}
+	r.Header.Set("Authorization", "Bearer "+token)
+	d.mu.Lock()
+	h := d.h
+	d.mu.Unlock()
+	h.ServeHTTP(&recorder{h: http.Header{}}, r)
 }
 
 // wsMessage answers one message of a connection: args are the

@@ -113,28 +113,55 @@ async function sessionToken(req, url) {
   return { token: "", req };
 }
 
+// HASH is the header in which fetch passes an object the SHA-256 of the
+// token a request acts with (set here on every request sent to an
+// object, whatever the client sent).
+const HASH = "X-NormGym-Token-SHA256";
+
+// known holds the hashes of tokens that D1 has named a session, for this
+// isolate: a token's next requests skip the look-up. A token that stops
+// naming its session (a key's session resumed under a new one) is caught
+// by its object, which checks a key's token on every request (durable.go).
+const known = new Map();
+const KNOWN_MAX = 10000;
+
+function remember(hash) {
+  if (known.size >= KNOWN_MAX) {
+    known.delete(known.keys().next().value);
+  }
+  known.set(hash, true);
+}
+
 // route returns the Durable Object that serves a request (null: a
 // request's runtime does) and the request to send it.
 async function route(req, env) {
   const url = new URL(req.url);
   if (url.pathname === "/ws" && req.method === "GET" && /websocket/i.test(req.headers.get("Upgrade") || "")) {
-    return { id: env.SESSIONS.newUniqueId(), req };
+    const r = new Request(req);
+    r.headers.delete(HASH);
+    return { id: env.SESSIONS.newUniqueId(), req: r };
   }
   const t = await sessionToken(req, url);
   if (!TOKEN.test(t.token)) {
     return { id: null, req: t.req };
   }
   const hash = await sha256hex(t.token);
-  let found = null;
-  try {
-    found = await env.DB.prepare(SESSION_QUERY).bind(hash).first();
-  } catch {
-    // A schema not yet applied: the request's runtime applies it.
+  if (!known.has(hash)) {
+    let found = null;
+    try {
+      found = await env.DB.prepare(SESSION_QUERY).bind(hash).first();
+    } catch {
+      // A schema not yet applied: the request's runtime applies it.
+    }
+    if (!found) {
+      // An unknown token never reaches an object: none is made for it.
+      return { id: null, req: t.req };
+    }
+    remember(hash);
   }
-  // An unknown (or replaced) token never reaches an object: no object is
-  // made for it, and an object holding a replaced token's session is not
-  // asked again.
-  return { id: found ? env.SESSIONS.idFromName(hash) : null, req: t.req };
+  const r = new Request(t.req);
+  r.headers.set(HASH, hash);
+  return { id: env.SESSIONS.idFromName(hash), req: r };
 }
 
 // serveOnce answers a request with a Go runtime of its own.
@@ -144,13 +171,40 @@ async function serveOnce(req, env, ctx) {
   return binding.handleRequest(req);
 }
 
+// WARM is the path of the request that starts a session's object
+// before the session's first step: a Worker's URL that fetch never sends
+// to an object, so no client reaches it.
+const WARM = "/__warm";
+
+// warm starts the object of a session that a request has just opened
+// (POST /api/sessions, POST /reset): its Go runtime starts and loads the
+// session while the client reads the first screen, not when it sends its
+// first action.
+async function warm(req, res, env) {
+  const path = new URL(req.url).pathname;
+  if (req.method !== "POST" || (path !== "/api/sessions" && path !== "/reset") || (res.status !== 200 && res.status !== 201)) {
+    return;
+  }
+  const body = await res.json();
+  const token = path === "/reset" ? body.metadata && body.metadata.session_id : body.session;
+  if (typeof token === "string" && TOKEN.test(token)) {
+    const hash = await sha256hex(token);
+    remember(hash);
+    const id = env.SESSIONS.idFromName(hash);
+    const w = await env.SESSIONS.get(id).fetch(new Request(new URL(WARM, req.url), { headers: { Authorization: "Bearer " + token } }));
+    await w.arrayBuffer();
+  }
+}
+
 export default {
   async fetch(req, env, ctx) {
     const r = await route(req, env);
     if (r.id) {
       return env.SESSIONS.get(r.id).fetch(r.req);
     }
-    return serveOnce(r.req, env, ctx);
+    const res = await serveOnce(r.req, env, ctx);
+    ctx.waitUntil(warm(r.req, res.clone(), env).catch(() => {}));
+    return res;
   },
 
   // The Cron Trigger computes the baseline rows (serve/worker/baselines.go).
@@ -205,15 +259,21 @@ export class Session {
 
   async fetch(req) {
     const { binding, call } = await this.go();
+    if (new URL(req.url).pathname === WARM) {
+      await call(binding.warm(bearer(req)));
+      return new Response(null, { status: 204 });
+    }
     const get = req.method === "GET" || req.method === "HEAD";
     const body = get ? null : new Uint8Array(await req.arrayBuffer());
-    const res = await call(binding.serve(req.method, req.url, [...req.headers], body));
-    const headers = new Headers(res.headers);
+    const hash = req.headers.get(HASH) || "";
+    const headers = [...req.headers].filter(([k]) => k.toLowerCase() !== HASH.toLowerCase());
+    const res = await call(binding.serve(req.method, req.url, headers, body, hash));
+    const out = new Headers(res.headers);
     if (res.status === 101) {
-      return this.accept(binding, call, res, headers);
+      return this.accept(binding, call, res, out);
     }
     const empty = req.method === "HEAD" || res.status === 204 || res.status === 304;
-    return new Response(empty ? null : res.body, { status: res.status, headers });
+    return new Response(empty ? null : res.body, { status: res.status, headers: out });
   }
 
   // accept takes the WebSocket of an upgrade the Go server accepted and

@@ -23,6 +23,7 @@ import (
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 	"github.com/normgym/normgym/serve/session"
+	"github.com/normgym/normgym/serve/store"
 )
 
 // simSHA256 is the hash of the sim.wasm built from this source, set at
@@ -69,7 +70,7 @@ const clientHeader = "CF-Connecting-IP"
 // handler returns the server, or a handler that answers every request
 // with the reason it could not be made.
 func handler() http.Handler {
-	srv, msg := newServer()
+	srv, _, msg := newServer()
 	if srv == nil {
 		return unavailable(msg)
 	}
@@ -77,41 +78,42 @@ func handler() http.Handler {
 }
 
 // newServer makes the server on the D1 database (its schema brought up
-// to date once per isolate: openStore), or says why it could not.
-func newServer() (*server.Server, string) {
+// to date once per isolate: openStore) and returns it with its store, or
+// says why it could not.
+func newServer() (*server.Server, *store.Store, string) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if len(simSHA256) != 64 {
-		return nil, "the worker was built without its sim.wasm hash: build it with make worker"
+		return nil, nil, "the worker was built without its sim.wasm hash: build it with make worker"
 	}
 	st, err := openStore(context.Background())
 	if err != nil {
 		log.Error("opening D1", "err", err)
-		return nil, "the database is unavailable or its schema could not be brought up to date: " + firstLine(err.Error())
+		return nil, nil, "the database is unavailable or its schema could not be brought up to date: " + firstLine(err.Error())
 	}
 	// Sessions are stepped by the native core: in a Session Durable Object
 	// their visits stay live between steps (RATIONALE.md: Sessions).
 	opts := server.Options{Store: st, Verifier: server.Native(simSHA256), Engine: session.Native(simSHA256), Logger: log,
 		AdminToken: secret(adminTokenVar), AdminTokenEnv: adminTokenVar,
 		Limiter: newBindingLimiter(log), ClientHeader: clientHeader, OpenRooms: secret(openRoomsVar) == "true"}
-	var err2 string
-	if opts.TeacherKeys, err2 = keys(log, teacherKeysVar); err2 != "" {
-		return nil, err2
+	var msg string
+	if opts.TeacherKeys, msg = keys(log, teacherKeysVar); msg != "" {
+		return nil, nil, msg
 	}
-	if opts.SubmitterKeys, err2 = keys(log, submitterKeysVar); err2 != "" {
-		return nil, err2
+	if opts.SubmitterKeys, msg = keys(log, submitterKeysVar); msg != "" {
+		return nil, nil, msg
 	}
-	if opts.SessionTTL, err2 = duration(sessionTTLVar, "2h"); err2 != "" {
-		return nil, err2
+	if opts.SessionTTL, msg = duration(sessionTTLVar, "2h"); msg != "" {
+		return nil, nil, msg
 	}
-	if opts.RoomTTL, err2 = duration(roomTTLVar, "720h"); err2 != "" {
-		return nil, err2
+	if opts.RoomTTL, msg = duration(roomTTLVar, "720h"); msg != "" {
+		return nil, nil, msg
 	}
 	srv, err := server.New(opts)
 	if err != nil {
 		log.Error("starting the server", "err", err)
-		return nil, "the server could not start"
+		return nil, nil, "the server could not start"
 	}
-	return srv, ""
+	return srv, st, ""
 }
 
 // keys reads a variable of key lines ("LABEL SHA256", or comma-separated

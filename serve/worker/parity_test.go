@@ -28,7 +28,7 @@ import (
 )
 
 // wranglerConfig reads wrangler.jsonc (full-line comments only).
-func wranglerConfig(t *testing.T) map[string]any {
+func wranglerConfig(t testing.TB) map[string]any {
 	t.Helper()
 	src, err := os.ReadFile("wrangler.jsonc")
 	if err != nil {
@@ -49,7 +49,7 @@ func wranglerConfig(t *testing.T) map[string]any {
 
 // bindingRates returns the rate limits of wrangler.jsonc by class, as
 // limit.Rates: limit requests per period.
-func bindingRates(t *testing.T) map[string]limit.Rate {
+func bindingRates(t testing.TB) map[string]limit.Rate {
 	t.Helper()
 	out := map[string]limit.Rate{}
 	for _, b := range wranglerConfig(t)["ratelimits"].([]any) {
@@ -68,7 +68,7 @@ func bindingRates(t *testing.T) map[string]limit.Rate {
 
 // newServer returns serve/server with a throwaway store (for its route
 // table).
-func newServer(t *testing.T, opts server.Options) *server.Server {
+func newServer(t testing.TB, opts server.Options) *server.Server {
 	t.Helper()
 	if opts.Store == nil {
 		st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db"), store.Options{})
@@ -240,7 +240,7 @@ type step struct {
 // same keys, admin token, web app, client header, and the worker's rate
 // limits as token buckets) on loopback, with a SQLite store. It steps
 // sessions natively, as the worker does, unless engine says otherwise.
-func native(t *testing.T, w *worker, engine ...session.Engine) (*server.Server, *httptest.Server) {
+func native(t testing.TB, w *worker, engine ...session.Engine) (*server.Server, *httptest.Server) {
 	t.Helper()
 	keys, err := server.ParseTeacherKeys(w.teacherKeyLine)
 	if err != nil {
@@ -254,7 +254,7 @@ func native(t *testing.T, w *worker, engine ...session.Engine) (*server.Server, 
 	if len(engine) == 1 {
 		eng = engine[0]
 	}
-	srv := newServer(t, server.Options{Web: os.DirFS(filepath.Join(w.workerDir, "build", "assets")), AdminToken: w.adminToken,
+	srv := newServer(t, server.Options{Web: os.DirFS(w.assets), AdminToken: w.adminToken,
 		AdminTokenEnv: adminTokenVar, TeacherKeys: keys, ClientHeader: "CF-Connecting-IP", Limiter: limit.NewBuckets(bindingRates(t), nil),
 		Engine: eng, SubmitterKeys: subKeys})
 	hs := httptest.NewServer(srv)
@@ -365,7 +365,7 @@ func parity(t *testing.T, w *worker) {
 		{pattern: "/", method: "POST", status: 405, workerStatus: 405,
 			differs: "Cloudflare's asset server answers 405 without an Allow header or a body"},
 	}
-	if css, _ := filepath.Glob(filepath.Join(w.workerDir, "build", "assets", "assets", "style.*.css")); len(css) == 1 {
+	if css, _ := filepath.Glob(filepath.Join(w.assets, "assets", "style.*.css")); len(css) == 1 {
 		steps = append(steps, step{pattern: "/", method: "GET", path: fixed("/assets/" + filepath.Base(css[0])), status: 200})
 	}
 	covered := map[string]bool{}

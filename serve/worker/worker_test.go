@@ -65,7 +65,7 @@ func TestWorker(t *testing.T) {
 	w := &worker{t: t, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine,
 		submitterKey: subKey, submitterKeyLine: subKeyLine}
 	// README.md's deploy commands, offline (deploy_test.go).
-	w.rehearse()
+	w.rehearse(t)
 	w.wrangler = filepath.Join(w.workerDir, "node_modules", ".bin", "wrangler")
 	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
 	// A fresh local D1: the Worker applies the schema itself.
@@ -248,15 +248,16 @@ const adminTokenVar = "NORMGYM_ADMIN_TOKEN"
 
 // worker is a built worker and its wrangler dev process.
 type worker struct {
-	t *testing.T
+	t testing.TB
 	// dir is the test's folder: normgym/ (the copy the README's commands
 	// build), state/ (the local D1 and Durable Objects), xdg/, logs/.
 	dir string
-	// workerDir is the copy's serve/worker, where wrangler runs.
-	workerDir, wrangler string
-	base                string // http://127.0.0.1:PORT
-	cmd                 *exec.Cmd
-	log                 *bytes.Buffer
+	// workerDir is the copy's serve/worker, where wrangler runs, and
+	// assets the web app it serves.
+	workerDir, wrangler, assets string
+	base                        string // http://127.0.0.1:PORT
+	cmd                         *exec.Cmd
+	log                         *bytes.Buffer
 	// adminToken is passed as the NORMGYM_ADMIN_TOKEN variable.
 	adminToken string
 	// teacherKey may create rooms: its line is NORMGYM_TEACHER_KEYS.
@@ -346,7 +347,7 @@ func (w *worker) waitReady(exited <-chan error, limit time.Duration) error {
 }
 
 // freePort returns a port p in 20000–29998 where p and p+1 are free.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	for range 100 {
 		n, _ := rand.Int(rand.Reader, big.NewInt(9999))
