@@ -19,8 +19,10 @@ import (
 // native core, as the Worker steps, and SQLite), a step on one and then
 // on the other, and reports each one's step time: p50 and p95 over the
 // visit, and the p50 of the first and of the last ten steps (a step that
-// replayed the visit would grow from the first to the last). `make bench`
-// runs it after `make worker`; without serve/worker/build it is skipped.
+// replayed the visit would grow from the first to the last), and, as the
+// floor under wrangler dev, the time it takes to serve a static file of
+// the app. `make bench` runs it after `make worker`; without
+// serve/worker/build it is skipped.
 func BenchmarkWorkerStep(b *testing.B) {
 	w := benchWorker(b)
 	_, hs := native(b, w)
@@ -29,13 +31,22 @@ func BenchmarkWorkerStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	nat, wk := &target{name: "normgym serve", base: hs.URL}, &target{name: "wrangler dev", base: w.base}
-	var natAll, wkAll, first, last []time.Duration
+	var natAll, wkAll, first, last, static []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		out := stepLatency(b, mini.Visits[(7+i)%len(mini.Visits)], nat, wk)
 		natAll, wkAll = append(natAll, out[0]...), append(wkAll, out[1]...)
 		n := min(10, len(out[1]))
 		first, last = append(first, out[1][:n]...), append(last, out[1][len(out[1])-n:]...)
+		// The floor: a file of the app, which wrangler dev serves without
+		// the Worker's code, D1 or an object.
+		for range len(out[1]) {
+			t0 := time.Now()
+			if st, _, _ := wk.do(b, "GET", "/manifest.json", nil); st != 200 {
+				b.Fatalf("GET /manifest.json = %d", st)
+			}
+			static = append(static, time.Since(t0))
+		}
 	}
 	b.StopTimer()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -47,6 +58,8 @@ func BenchmarkWorkerStep(b *testing.B) {
 	b.ReportMetric(ms(n.p95), "native-p95-ms")
 	b.ReportMetric(ms(f), "worker-first10-p50-ms")
 	b.ReportMetric(ms(l), "worker-last10-p50-ms")
+	b.ReportMetric(ms(summarize(static).p50), "static-p50-ms")
+	b.ReportMetric(ms(summarize(static).p95), "static-p95-ms")
 	b.ReportMetric(float64(k.p95)/float64(n.p95), "worker/native-p95")
 	b.ReportMetric(float64(l)/float64(f), "last10/first10")
 	b.ReportMetric(0, "ns/op")

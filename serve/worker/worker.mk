@@ -1,8 +1,10 @@
 # serve/worker/worker.mk — NormGym's server on Cloudflare Workers (included
-# by the top Makefile). `make worker` builds it, `make worker-dev` runs it
-# locally under wrangler dev with a local D1, `make worker-test` runs its
-# end-to-end test (also part of `make test`). wrangler is pinned in
-# serve/worker/package-lock.json; nothing here reaches Cloudflare.
+# by the top Makefile). `make worker` builds it (the web app first),
+# `make worker-dev` runs it locally under wrangler dev with a local D1,
+# `make worker-test` runs its end-to-end test (also part of `make test`),
+# `make bench` measures its session steps (BenchmarkWorkerStep). wrangler
+# is pinned in serve/worker/package-lock.json; nothing here reaches
+# Cloudflare (README.md, Deploying to Cloudflare, says what does).
 
 .PHONY: worker worker-deps worker-dev worker-test
 
