@@ -108,6 +108,6 @@ func benchWorker(b *testing.B) *worker {
 	if err := os.WriteFile(filepath.Join(w.workerDir, "wrangler.jsonc"), j, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	w.start()
+	w.start(true)
 	return w
 }

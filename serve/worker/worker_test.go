@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,10 +32,13 @@ import (
 	"github.com/normgym/normgym/wasm/simwasm"
 )
 
-// TestWorker builds the worker, runs it under `wrangler dev` (the pinned
-// npm package, `make worker-deps`) on loopback with a local D1 and no
-// network, and exercises submit (valid, duplicate, forged), assign, the
-// leaderboard and a classroom.
+// TestWorker builds the worker as README.md's deploy commands say, in a
+// copy of the working tree (deploy_test.go), runs it under `wrangler dev`
+// (the pinned npm package, `make worker-deps`) on loopback with a fresh
+// local D1 and no network, and exercises submissions (valid, duplicate,
+// forged), sessions, the leaderboard, a classroom, the export, parity with
+// normgym serve route by route and through one client script, step times
+// over a whole visit, the baselines' Cron Trigger and the migrations.
 func TestWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("worker: skipped in -short mode (it builds the worker and starts wrangler dev)")
@@ -69,7 +73,7 @@ func TestWorker(t *testing.T) {
 	w.wrangler = filepath.Join(w.workerDir, "node_modules", ".bin", "wrangler")
 	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
 	// A fresh local D1: the Worker applies the schema itself.
-	w.start()
+	w.start(true)
 	t.Logf("ready in %s", time.Since(start).Round(time.Millisecond))
 
 	var h api.Health
@@ -222,6 +226,17 @@ func TestWorker(t *testing.T) {
 		t.Logf("baseline rows after one run of the Cron Trigger: %s", strings.Join(rows, " "))
 	})
 
+	// A few figures: a request's Go runtime starts anew for every request.
+	var lat []time.Duration
+	for range 10 {
+		t0 := time.Now()
+		w.do("GET", "/api/leaderboard?suite=mini", nil)
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	t.Logf("leaderboard under wrangler dev: p50 %s, max %s; the test so far %s", lat[len(lat)/2].Round(time.Millisecond),
+		lat[len(lat)-1].Round(time.Millisecond), time.Since(start).Round(time.Second))
+
 	t.Run("migrations", func(t *testing.T) {
 		// The worker applied the schema on its first request and recorded it
 		// for wrangler too: nothing is left to apply.
@@ -231,16 +246,23 @@ func TestWorker(t *testing.T) {
 		}
 	})
 
-	// A few figures: Go starts anew for every request in Workers.
-	var lat []time.Duration
-	for range 10 {
-		t0 := time.Now()
-		w.do("GET", "/api/leaderboard?suite=mini", nil)
-		lat = append(lat, time.Since(t0))
-	}
-	slices.Sort(lat)
-	t.Logf("leaderboard under wrangler dev: p50 %s, max %s; whole test %s", lat[len(lat)/2].Round(time.Millisecond),
-		lat[len(lat)-1].Round(time.Millisecond), time.Since(start).Round(time.Second))
+	t.Run("refuses", func(t *testing.T) {
+		// A schema newer than the worker's: it serves nothing, and /healthz
+		// says why (a Worker's isolate checks the schema once, at its first
+		// request: wrangler dev starts again).
+		w.exec(w.workerDir, w.env(), w.wrangler, "d1", "execute", "DB", "--local", "--persist-to", w.state(), "--command",
+			"INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', 0)")
+		w.stop()
+		w.start(false)
+		st, b, _ := w.do("GET", "/healthz", nil)
+		if st != http.StatusServiceUnavailable || !bytes.Contains(b, []byte("newer than this program")) {
+			t.Errorf("GET /healthz on a newer schema = %d %s, want 503 saying why", st, b)
+		}
+		if st, b, _ := w.do("POST", "/api/sessions", api.SessionRequest{Suite: "mini", Seed: new(int)}); st != http.StatusServiceUnavailable {
+			t.Errorf("POST /api/sessions on a newer schema = %d %.200s, want 503", st, b)
+		}
+	})
+
 }
 
 // adminTokenVar is the variable the worker reads the admin token from.
@@ -258,6 +280,7 @@ type worker struct {
 	base                        string // http://127.0.0.1:PORT
 	cmd                         *exec.Cmd
 	log                         *bytes.Buffer
+	stop                        func() // ends wrangler dev
 	// adminToken is passed as the NORMGYM_ADMIN_TOKEN variable.
 	adminToken string
 	// teacherKey may create rooms: its line is NORMGYM_TEACHER_KEYS.
@@ -281,7 +304,7 @@ func (w *worker) env() []string {
 // start starts wrangler dev in its own process group on a free port in
 // 20000–29999 (an ephemeral port once clashed with workerd's own) and
 // waits until /healthz answers; the test's cleanup ends the group.
-func (w *worker) start() {
+func (w *worker) start(healthy bool) {
 	w.t.Helper()
 	var lastErr error
 	for range 3 {
@@ -299,7 +322,7 @@ func (w *worker) start() {
 		w.cmd = cmd
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		stop := func() {
+		stop := sync.OnceFunc(func() {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 			select {
 			case <-exited:
@@ -309,12 +332,14 @@ func (w *worker) start() {
 			}
 			// Children that outlive the leader are in the group too.
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
-		if lastErr = w.waitReady(exited, 90*time.Second); lastErr == nil {
+		})
+		if lastErr = w.waitReady(exited, healthy, 90*time.Second); lastErr == nil {
+			w.stop = stop
+			log := w.log
 			w.t.Cleanup(func() {
 				stop()
 				if w.t.Failed() {
-					w.t.Logf("wrangler dev log:\n%s", w.log)
+					w.t.Logf("wrangler dev log:\n%s", log)
 				}
 			})
 			return
@@ -325,7 +350,9 @@ func (w *worker) start() {
 	w.t.Fatalf("wrangler dev did not start: %v", lastErr)
 }
 
-func (w *worker) waitReady(exited <-chan error, limit time.Duration) error {
+// waitReady waits until /healthz answers: 200 if healthy, anything
+// otherwise.
+func (w *worker) waitReady(exited <-chan error, healthy bool, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	client := &http.Client{Timeout: 5 * time.Second}
 	for time.Now().Before(deadline) {
@@ -338,7 +365,7 @@ func (w *worker) waitReady(exited <-chan error, limit time.Duration) error {
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK || !healthy {
 				return nil
 			}
 		}
