@@ -303,6 +303,10 @@ func parity(t *testing.T, w *worker) {
 		{pattern: "/api/assign", method: "GET", path: fixed("/api/assign?participant=parity-0000002"), status: 400},
 		{pattern: "/api/leaderboard", method: "GET", path: fixed("/api/leaderboard?suite=mini"), status: 200},
 		{pattern: "/api/rooms", method: "POST", body: func(*target) any { return api.RoomRequest{Suite: "mini"} }, status: 401},
+		// A refused creation draws from no room limit (2 a minute on the
+		// worker): the valid key's room after it is created.
+		{pattern: "/api/rooms", method: "POST", body: func(*target) any { return api.RoomRequest{Suite: "mini"} }, status: 403,
+			header: func(*target) []string { return []string{"Authorization", "Bearer ngt_not-a-key"} }},
 		{pattern: "/api/rooms", method: "POST", body: func(*target) any { return api.RoomRequest{Suite: "mini"} }, header: key, status: 201,
 			after: func(tg *target, b []byte) { json.Unmarshal(b, &tg.room) }},
 		{pattern: "/api/rooms", method: "GET", status: 405},
