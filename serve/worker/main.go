@@ -74,7 +74,21 @@ func handler() http.Handler {
 	if srv == nil {
 		return unavailable(msg)
 	}
-	return srv
+	return noSocket(srv)
+}
+
+// noSocket answers a WebSocket upgrade of /ws that reaches a request's
+// runtime with 501: entry.mjs sends every upgrade to a Session object,
+// whose runtime holds the socket; a request's runtime ends with its
+// request. (The server's js build would answer 101 with no socket.)
+func noSocket(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ws" && strings.Contains(strings.ToLower(r.Header.Get("Upgrade")), "websocket") {
+			answer(w, api.CodeNotImplemented, "a WebSocket is held by a Session object: this request reached a runtime that cannot hold one")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // newServer makes the server on the D1 database (its schema brought up
@@ -162,12 +176,16 @@ func secret(name string) string {
 
 // unavailable answers every request with 503 and msg.
 func unavailable(msg string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		server.SetSecurityHeaders(w.Header())
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(api.CodeUnavailable.Status())
-		b, _ := json.Marshal(api.ErrorDetail{Code: api.CodeUnavailable, Message: "worker: " + msg})
-		w.Write(append(b, '\n'))
-	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { answer(w, api.CodeUnavailable, msg) })
+}
+
+// answer writes the server's JSON error for code with the security
+// headers.
+func answer(w http.ResponseWriter, code api.Code, msg string) {
+	server.SetSecurityHeaders(w.Header())
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code.Status())
+	b, _ := json.Marshal(api.ErrorDetail{Code: code, Message: "worker: " + msg})
+	w.Write(append(b, '\n'))
 }
