@@ -33,11 +33,12 @@ test: deps wasm $$(TEST_DEPS) ## install what the tests need, build sim.wasm, ru
 # (median and spread) of all of them. The raw output is in build/bench.txt.
 BENCH_COUNT ?= 5
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
-bench: deps wasm ## benchmarks that print figures: BENCH_COUNT samples each, summarised by benchstat
+bench: deps wasm worker ## benchmarks that print figures: BENCH_COUNT samples each, summarised by benchstat
 	@mkdir -p build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -benchmem ./sim/... ./wasm/... ./sim/prompt/ > build/bench.txt
 	$(GO) test -run '^$$' -bench Eval -benchtime 1x -count $(BENCH_COUNT) ./serve/cli/ >> build/bench.txt
 	$(GO) test -run '^$$' -bench . -benchtime $(SERVE_BENCH_N)x -count $(BENCH_COUNT) ./serve/server/ >> build/bench.txt
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) ./serve/worker/ >> build/bench.txt
 	$(GO) run $(BENCHSTAT) build/bench.txt
 	$(GO) run ./serve/cmd/doccheck figures build/bench.txt
 

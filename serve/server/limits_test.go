@@ -246,6 +246,7 @@ func TestRateLimits(t *testing.T) {
 func TestSecurityHeaders(t *testing.T) {
 	e := newEnv(t, func(o *server.Options) {
 		o.Limiter = limit.NewBuckets(map[string]limit.Rate{server.ClassRooms: {Every: time.Hour, Burst: 1}}, nil)
+		o.OpenRooms = true // the second room is refused with 429
 	})
 	want := server.SecurityHeaders()
 	check := func(what string, h http.Header) {

@@ -84,6 +84,11 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) error {
 	if req.SameVisit {
 		room.Visits = []string{sameVisit(room.Visits, req.Suite == "" && len(req.Visits) > 0)}
 	}
+	// Only a room about to be created draws from the client's room
+	// limit: a refused request (no key, a bad body) counts as a write.
+	if err := s.allow(r, ClassRooms); err != nil {
+		return err
+	}
 	token := randomToken()
 	sum := sha256.Sum256([]byte(token))
 	room.TokenSHA256 = hex.EncodeToString(sum[:])

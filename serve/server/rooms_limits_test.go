@@ -14,6 +14,7 @@ import (
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
+	"github.com/normgym/normgym/serve/limit"
 	"github.com/normgym/normgym/serve/server"
 )
 
@@ -86,6 +87,42 @@ func TestRoomNeedsTeacher(t *testing.T) {
 	}
 	if _, _, err := server.NewTeacherKey("ann@example.org"); err == nil {
 		t.Error("an email address was accepted as a key's label")
+	}
+}
+
+// TestRoomLimitCountsRooms: only rooms created draw from the room limit
+// (README, Limits): refused requests (no key, a wrong key, a bad body)
+// leave a teacher's next rooms alone.
+func TestRoomLimitCountsRooms(t *testing.T) {
+	key, line, err := server.NewTeacherKey("school-4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := server.ParseTeacherKeys(line)
+	e := newEnv(t, func(o *server.Options) {
+		o.OpenRooms, o.TeacherKeys = false, keys
+		o.Limiter = limit.NewBuckets(map[string]limit.Rate{server.ClassRooms: {Every: time.Hour, Burst: 2}}, nil)
+	})
+	for i, tc := range []struct {
+		name   string
+		auth   string
+		body   any
+		status int
+	}{
+		{"no key", "", api.RoomRequest{Suite: "mini"}, http.StatusUnauthorized},
+		{"wrong key", "Bearer ngt_nope", api.RoomRequest{Suite: "mini"}, http.StatusForbidden},
+		{"unknown suite", "Bearer " + key, api.RoomRequest{Suite: "nope"}, http.StatusBadRequest},
+		{"first room", "Bearer " + key, api.RoomRequest{Suite: "mini"}, http.StatusCreated},
+		{"second room", "Bearer " + key, api.RoomRequest{Suite: "mini"}, http.StatusCreated},
+		{"third room", "Bearer " + key, api.RoomRequest{Suite: "mini"}, http.StatusTooManyRequests},
+	} {
+		var hdr []string
+		if tc.auth != "" {
+			hdr = []string{"Authorization", tc.auth}
+		}
+		if st, b, _ := e.do("POST", "/api/rooms", tc.body, hdr...); st != tc.status {
+			t.Errorf("request %d (%s): POST /api/rooms = %d %s, want %d", i+1, tc.name, st, b, tc.status)
+		}
 	}
 }
 

@@ -25,7 +25,9 @@ const (
 	ClassWrite = "write"
 	// ClassLookup is every look-up of a room by its code.
 	ClassLookup = "lookup"
-	// ClassRooms is room creation.
+	// ClassRooms is room creation: only the requests that create a room
+	// draw from it (Server.createRoom), after the teacher key and the body
+	// are checked; the route itself is ClassWrite.
 	ClassRooms = "rooms"
 	// ClassStatic is the web app's files.
 	ClassStatic = "static"
@@ -45,7 +47,8 @@ const (
 //     (normgym run --submit retries on 429) goes at 5 runs a second;
 //   - lookup 2/s, burst 60: a class joining a room at once, and a
 //     teacher's dashboard polling every 5 s;
-//   - rooms 20/h, burst 10: a teacher creating a room per lesson;
+//   - rooms 20/h, burst 10: a teacher creating a room per lesson (only
+//     rooms created count: a refused request is a write);
 //   - step 50/s, burst 500: a class playing sessions at once (a person
 //     takes about an action a second), or a program stepping a few dozen
 //     sessions in parallel;
@@ -110,7 +113,8 @@ func (s *Server) routeTable() []route {
 		{pattern: "/api/runs", methods: methods{"GET": s.listRuns, "POST": s.submit}},
 		{pattern: "/api/assign", methods: methods{"GET": s.assign, "POST": s.assign}, classes: map[string]string{"GET": ClassWrite}},
 		{pattern: "/api/leaderboard", methods: methods{"GET": s.leaderboard}},
-		{pattern: "/api/rooms", methods: methods{"POST": s.createRoom}, classes: map[string]string{"POST": ClassRooms}, body: roomBody},
+		// createRoom draws from ClassRooms itself, once the room is valid.
+		{pattern: "/api/rooms", methods: methods{"POST": s.createRoom}, body: roomBody},
 		{pattern: "/api/rooms/{code}", methods: methods{"GET": s.room}},
 		{pattern: "/api/rooms/{code}/dashboard", methods: methods{"GET": s.dashboard}},
 		{pattern: "/api/rooms/{code}/export.csv", methods: methods{"GET": s.roomExport}},

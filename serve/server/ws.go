@@ -1,5 +1,3 @@
-//go:build !js
-
 package server
 
 import (
@@ -9,8 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/coder/websocket"
 
 	"github.com/normgym/normgym/serve/api"
 )
@@ -36,12 +32,10 @@ type wsReply struct {
 	Data any    `json:"data"`
 }
 
-// envWS handles GET /ws: OpenEnv's WebSocket session. The connection plays
-// one session at a time: reset opens one (or resumes one with episode_id),
-// step acts in it, state describes it, close ends the connection (the
-// session lives on until it expires). Each step draws from the client's
-// step rate limit.
-func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
+// wsUpgrade checks a GET /ws before a transport takes the connection
+// over: the server steps sessions, and the request asks for a WebSocket
+// (426 otherwise, as OpenEnv's server).
+func (s *Server) wsUpgrade(w http.ResponseWriter, r *http.Request) error {
 	if s.sessions == nil {
 		return errf(api.CodeUnavailable, "this server steps no sessions")
 	}
@@ -49,48 +43,45 @@ func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Upgrade", "websocket")
 		return errf(api.CodeUpgrade, "GET /ws is OpenEnv's WebSocket session: open it with a WebSocket client (or use POST /reset and /step)")
 	}
-	// The server's read and write timeouts are for requests: lift them
-	// from the connection the WebSocket takes over.
-	rc := http.NewResponseController(w)
-	rc.SetReadDeadline(time.Time{})
-	rc.SetWriteDeadline(time.Time{})
-	c, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		return nil // Accept has answered
+	return nil
+}
+
+// WSConn is one OpenEnv WebSocket connection (GET /ws) whose socket a
+// transport outside this package holds: the Workers build, where a
+// Durable Object accepts the WebSocket and hands each message here. It
+// answers the messages exactly as the server's own /ws does (ws_conn.go),
+// one at a time, in order.
+type WSConn struct {
+	s     *Server
+	r     *http.Request
+	token string
+}
+
+// WSLimits are the bounds of a /ws connection: a message longer than
+// maxMessage closes it (status 1009), and so does idle time without a
+// message.
+func WSLimits() (maxMessage int, idle time.Duration) { return wsMaxMessage, wsIdle }
+
+// NewWSConn returns the connection that upgrade request r opened, once
+// the server's handler has answered r with 101 Switching Protocols (the
+// Workers build's GET /ws does, instead of taking the connection over).
+// r names the client (for its rate limits) and may carry a submitter key.
+func (s *Server) NewWSConn(r *http.Request) *WSConn {
+	return &WSConn{s: s, r: r.WithContext(context.Background())}
+}
+
+// Message answers one message (text is false for a binary one) with the
+// reply to send, or reports that the client asked to close: end the
+// connection then, without a reply.
+func (c *WSConn) Message(ctx context.Context, msg []byte, text bool) (reply []byte, closing bool, err error) {
+	var rp wsReply
+	if !text {
+		rp = wsError(errf(api.CodeInvalid, "messages are JSON text"), "INVALID_JSON")
+	} else if rp, closing = c.s.wsHandle(c.r.WithContext(ctx), msg, &c.token); closing {
+		return nil, true, nil
 	}
-	defer c.CloseNow()
-	c.SetReadLimit(wsMaxMessage)
-	token := ""
-	for {
-		ctx, cancel := context.WithTimeout(r.Context(), wsIdle)
-		typ, msg, err := c.Read(ctx)
-		cancel()
-		if err != nil {
-			return nil
-		}
-		var reply wsReply
-		done := false
-		if typ != websocket.MessageText {
-			reply = wsError(errf(api.CodeInvalid, "messages are JSON text"), "INVALID_JSON")
-		} else {
-			reply, done = s.wsHandle(r, msg, &token)
-		}
-		if done {
-			// close: as OpenEnv's server, end the connection without a reply.
-			c.Close(websocket.StatusNormalClosure, "")
-			return nil
-		}
-		b, err := json.Marshal(reply)
-		if err != nil {
-			return err
-		}
-		ctx, cancel = context.WithTimeout(r.Context(), 30*time.Second)
-		err = c.Write(ctx, websocket.MessageText, b)
-		cancel()
-		if err != nil {
-			return nil
-		}
-	}
+	b, err := json.Marshal(rp)
+	return b, false, err
 }
 
 // headerHas reports whether a comma-separated header holds token (any case).

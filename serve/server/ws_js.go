@@ -4,14 +4,18 @@ package server
 
 import (
 	"net/http"
-
-	"github.com/normgym/normgym/serve/api"
 )
 
-// envWS answers GET /ws in the Workers build: the Go runtime there lives
-// for one request, so it cannot hold a WebSocket session (see
-// serve/worker/RATIONALE.md). The HTTP routes /reset and /step serve the
-// same sessions.
+// envWS answers GET /ws in the Workers build, where the Go code never
+// holds a socket: a checked upgrade is answered with 101 Switching
+// Protocols and nothing else, and the caller (serve/worker's Durable
+// Object, which runs this handler) accepts the WebSocket itself and hands
+// each message to NewWSConn's Message. The checks, the rate limit and the
+// messages are the native /ws's (ws.go, ws_conn.go).
 func (s *Server) envWS(w http.ResponseWriter, r *http.Request) error {
-	return errf(api.CodeNotImplemented, "this build of NormGym (Cloudflare Workers) has no WebSocket sessions: use POST /reset and POST /step with session_id, or /api/sessions")
+	if err := s.wsUpgrade(w, r); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusSwitchingProtocols)
+	return nil
 }

@@ -41,10 +41,14 @@ func newBindingLimiter(log *slog.Logger) bindingLimiter {
 	return l
 }
 
+// unlimited is the context key of a request that the Worker itself
+// sends (durable.go: warm): no client's limit counts it.
+type unlimited struct{}
+
 // Allow implements limit.Limiter.
 func (l bindingLimiter) Allow(ctx context.Context, class, client string) (bool, time.Duration) {
 	b, ok := l.bindings[class]
-	if !ok {
+	if !ok || ctx.Value(unlimited{}) != nil {
 		return true, 0
 	}
 	res, err := await(ctx, func() js.Value {

@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,13 +14,10 @@ import (
 	"github.com/normgym/normgym/sim/agents"
 )
 
-// sessions plays sessions on the worker (D1, the native core rebuilt for
-// every request from the stored actions): a person's sealed session
-// (assignment without a visit id, resumed with its token, never with the
-// pseudonym), and a submitter key's whole sealed visit, stored and on the
-// leaderboard. It logs the
-// time a step takes under wrangler dev at the start and at the end of a
-// visit (each step replays the visit so far).
+// sessions plays sessions on the worker (in Session Durable Objects, on
+// D1): a person's sealed session (assignment without a visit id, resumed
+// with its token, never with the pseudonym), and a submitter key's whole
+// sealed visit, stored and on the leaderboard.
 func sessions(t *testing.T, w *worker) {
 	p := "person-" + randomHex(6)
 	st, b, _ := w.do("POST", "/api/assign", api.AssignRequest{Participant: p})
@@ -54,22 +50,14 @@ func sessions(t *testing.T, w *worker) {
 	}
 	token := s.Session
 	pol, _ := agents.New("greedy")
-	var early, late []time.Duration
 	for s.Stage == api.StagePlay {
 		var obs sim.Observation
 		if err := json.Unmarshal(s.Observation, &obs); err != nil {
 			t.Fatal(err)
 		}
-		t0 := time.Now()
 		st, b, _ := w.do("POST", "/api/session/step", api.SessionStep{Action: pol.Act(&obs).String()}, "Authorization", "Bearer "+token)
-		d := time.Since(t0)
 		if st != 200 || json.Unmarshal(b, &s) != nil {
 			t.Fatalf("step %d: %d %s", s.Actions, st, b)
-		}
-		if s.Actions <= 10 {
-			early = append(early, d)
-		} else if s.Day == 2 && s.Step >= 40 {
-			late = append(late, d)
 		}
 	}
 	if s.Stage == api.StageProbe {
@@ -94,13 +82,20 @@ func sessions(t *testing.T, w *worker) {
 	if !found {
 		t.Errorf("no server-stepped worker-model row on the leaderboard")
 	}
-	med := func(d []time.Duration) time.Duration {
-		if len(d) == 0 {
-			return 0
-		}
-		slices.Sort(d)
-		return d[len(d)/2].Round(time.Millisecond)
+}
+
+// stepTimes plays a visit of 160 steps on the worker and on normgym
+// serve (the native core, as the worker steps), a step on each in turn,
+// and logs both; a step on the worker must not grow slower as the visit
+// goes on (its visit stays live in a Durable Object).
+func stepTimes(t *testing.T, w *worker) {
+	_, hs := native(t, w)
+	mini, _ := sim.LookupSuite("mini")
+	out := stepLatency(t, mini.Visits[3], &target{name: "normgym serve", base: hs.URL}, &target{name: "wrangler dev", base: w.base})
+	nat, wk := summarize(out[0]), summarize(out[1])
+	t.Logf("a session step over a whole visit (%d steps): normgym serve %s; wrangler dev %s; p95 %.1f× native's",
+		len(out[1]), nat, wk, float64(wk.p95)/float64(nat.p95))
+	if wk.last > 2*wk.first+10*time.Millisecond {
+		t.Errorf("a step on the worker grows slower within a visit: p50 %s over the first 10 steps, %s over the last 10", wk.first, wk.last)
 	}
-	t.Logf("a session step under wrangler dev (D1, the Go runtime and the visit so far replayed per request): p50 %s in the first 10 steps, %s late on the test day (%d steps in all)",
-		med(early), med(late), s.Actions)
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -14,12 +13,14 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,10 +32,13 @@ import (
 	"github.com/normgym/normgym/wasm/simwasm"
 )
 
-// TestWorker builds the worker, runs it under `wrangler dev` (the pinned
-// npm package, `make worker-deps`) on loopback with a local D1 and no
-// network, and exercises submit (valid, duplicate, forged), assign, the
-// leaderboard and a classroom.
+// TestWorker builds the worker as README.md's deploy commands say, in a
+// copy of the working tree (deploy_test.go), runs it under `wrangler dev`
+// (the pinned npm package, `make worker-deps`) on loopback with a fresh
+// local D1 and no network, and exercises submissions (valid, duplicate,
+// forged), sessions, the leaderboard, a classroom, the export, parity with
+// normgym serve route by route and through one client script, step times
+// over a whole visit, the baselines' Cron Trigger and the migrations.
 func TestWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("worker: skipped in -short mode (it builds the worker and starts wrangler dev)")
@@ -44,8 +48,9 @@ func TestWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errNode := exec.LookPath("node")
-	if _, err := os.Stat(wrangler); err != nil || errNode != nil {
-		msg := "worker: wrangler is not installed (run make worker-deps: npm ci in serve/worker; node is needed)"
+	_, errMake := exec.LookPath("make")
+	if _, err := os.Stat(wrangler); err != nil || errNode != nil || errMake != nil {
+		msg := "worker: wrangler is not installed (run make worker-deps: npm ci in serve/worker; node and make are needed)"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -61,13 +66,14 @@ func TestWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &worker{t: t, wrangler: wrangler, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine,
+	w := &worker{t: t, dir: dir, adminToken: randomHex(16), teacherKey: key, teacherKeyLine: keyLine,
 		submitterKey: subKey, submitterKeyLine: subKeyLine}
-	w.build()
+	// README.md's deploy commands, offline (deploy_test.go).
+	w.rehearse(t)
+	w.wrangler = filepath.Join(w.workerDir, "node_modules", ".bin", "wrangler")
 	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
-	w.config()
-	w.run("d1", "migrations", "apply", "DB", "--local", "--persist-to", w.state())
-	w.start()
+	// A fresh local D1: the Worker applies the schema itself.
+	w.start(true)
 	t.Logf("ready in %s", time.Since(start).Round(time.Millisecond))
 
 	var h api.Health
@@ -197,8 +203,30 @@ func TestWorker(t *testing.T) {
 	})
 
 	t.Run("parity", func(t *testing.T) { parity(t, w) })
+	t.Run("script", func(t *testing.T) { script(t, w) })
+	t.Run("steps", func(t *testing.T) { stepTimes(t, w) })
 
-	// A few figures: Go starts anew for every request in Workers.
+	t.Run("baselines", func(t *testing.T) {
+		// The Cron Trigger, as wrangler dev --test-scheduled fires it: one
+		// run of 3 s (NORMGYM_BASELINE_BUDGET in the test's .dev.vars).
+		if st, b, _ := w.do("GET", "/__scheduled?cron="+url.QueryEscape("*/2 * * * *"), nil); st != http.StatusOK {
+			t.Fatalf("GET /__scheduled = %d %.200s", st, b)
+		}
+		var lb api.Leaderboard
+		w.getJSON("/api/leaderboard?suite=mini", &lb)
+		var rows []string
+		for _, a := range lb.Agents {
+			if a.Client == "baseline" && a.Provenance == api.ProvenanceServer {
+				rows = append(rows, fmt.Sprintf("%s:%d", a.Agent, a.Visits))
+			}
+		}
+		if len(rows) == 0 {
+			t.Fatalf("no server baseline row on the worker's leaderboard after the Cron Trigger ran")
+		}
+		t.Logf("baseline rows after one run of the Cron Trigger: %s", strings.Join(rows, " "))
+	})
+
+	// A few figures: a request's Go runtime starts anew for every request.
 	var lat []time.Duration
 	for range 10 {
 		t0 := time.Now()
@@ -206,8 +234,35 @@ func TestWorker(t *testing.T) {
 		lat = append(lat, time.Since(t0))
 	}
 	slices.Sort(lat)
-	t.Logf("leaderboard under wrangler dev: p50 %s, max %s; whole test %s", lat[len(lat)/2].Round(time.Millisecond),
+	t.Logf("leaderboard under wrangler dev: p50 %s, max %s; the test so far %s", lat[len(lat)/2].Round(time.Millisecond),
 		lat[len(lat)-1].Round(time.Millisecond), time.Since(start).Round(time.Second))
+
+	t.Run("migrations", func(t *testing.T) {
+		// The worker applied the schema on its first request and recorded it
+		// for wrangler too: nothing is left to apply.
+		out := w.exec(w.workerDir, w.env(), w.wrangler, "d1", "migrations", "apply", "DB", "--local", "--persist-to", w.state())
+		if !bytes.Contains(out, []byte("No migrations to apply")) {
+			t.Errorf("wrangler d1 migrations apply after the worker's own:\n%s", out)
+		}
+	})
+
+	t.Run("refuses", func(t *testing.T) {
+		// A schema newer than the worker's: it serves nothing, and /healthz
+		// says why (a Worker's isolate checks the schema once, at its first
+		// request: wrangler dev starts again).
+		w.exec(w.workerDir, w.env(), w.wrangler, "d1", "execute", "DB", "--local", "--persist-to", w.state(), "--command",
+			"INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', 0)")
+		w.stop()
+		w.start(false)
+		st, b, _ := w.do("GET", "/healthz", nil)
+		if st != http.StatusServiceUnavailable || !bytes.Contains(b, []byte("newer than this program")) {
+			t.Errorf("GET /healthz on a newer schema = %d %s, want 503 saying why", st, b)
+		}
+		if st, b, _ := w.do("POST", "/api/sessions", api.SessionRequest{Suite: "mini", Seed: new(int)}); st != http.StatusServiceUnavailable {
+			t.Errorf("POST /api/sessions on a newer schema = %d %.200s, want 503", st, b)
+		}
+	})
+
 }
 
 // adminTokenVar is the variable the worker reads the admin token from.
@@ -215,12 +270,17 @@ const adminTokenVar = "NORMGYM_ADMIN_TOKEN"
 
 // worker is a built worker and its wrangler dev process.
 type worker struct {
-	t        *testing.T
-	wrangler string
-	dir      string // temp: build/, state/, config, logs
-	base     string // http://127.0.0.1:PORT
-	cmd      *exec.Cmd
-	log      *bytes.Buffer
+	t testing.TB
+	// dir is the test's folder: normgym/ (the copy the README's commands
+	// build), state/ (the local D1 and Durable Objects), xdg/, logs/.
+	dir string
+	// workerDir is the copy's serve/worker, where wrangler runs, and
+	// assets the web app it serves.
+	workerDir, wrangler, assets string
+	base                        string // http://127.0.0.1:PORT
+	cmd                         *exec.Cmd
+	log                         *bytes.Buffer
+	stop                        func() // ends wrangler dev
 	// adminToken is passed as the NORMGYM_ADMIN_TOKEN variable.
 	adminToken string
 	// teacherKey may create rooms: its line is NORMGYM_TEACHER_KEYS.
@@ -232,90 +292,6 @@ type worker struct {
 
 func (w *worker) state() string { return filepath.Join(w.dir, "state") }
 
-// build builds the worker as make worker does, into dir/build.
-func (w *worker) build() {
-	w.t.Helper()
-	out := filepath.Join(w.dir, "build")
-	w.exec(nil, "go", "run", "github.com/syumai/workers/cmd/workers-assets-gen", "-mode=go", "-o", out)
-	w.exec(append(os.Environ(), "GOOS=js", "GOARCH=wasm"), "go", "build", "-trimpath",
-		"-ldflags", "-s -w -X main.simSHA256="+simwasm.SHA256(), "-o", filepath.Join(out, "app.wasm"), ".")
-	if fi, err := os.Stat(filepath.Join(out, "app.wasm")); err == nil {
-		w.t.Logf("app.wasm: %.1f MB", float64(fi.Size())/1e6)
-	}
-}
-
-// config writes dir/wrangler.json: wrangler.jsonc with the build, the web
-// app (an empty folder if make web has not run) and the migrations as
-// absolute paths.
-func (w *worker) config() {
-	w.t.Helper()
-	src, err := os.ReadFile("wrangler.jsonc")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	var lines []string
-	for _, l := range strings.Split(string(src), "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(l), "//") {
-			lines = append(lines, l)
-		}
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal([]byte(strings.Join(lines, "\n")), &cfg); err != nil {
-		w.t.Fatalf("wrangler.jsonc (full-line comments only): %v", err)
-	}
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			w.t.Fatal(err)
-		}
-		return a
-	}
-	delete(cfg, "$schema")
-	cfg["main"] = filepath.Join(w.dir, "build", "worker.mjs")
-	cfg["assets"].(map[string]any)["directory"] = w.assets()
-	for _, db := range cfg["d1_databases"].([]any) {
-		m := db.(map[string]any)
-		m["migrations_dir"] = abs(m["migrations_dir"].(string))
-	}
-	b, _ := json.MarshalIndent(cfg, "", "  ")
-	if err := os.WriteFile(filepath.Join(w.dir, "wrangler.json"), b, 0o644); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// assets copies the web app (build/web, if make web has built it) into
-// dir/assets and appends security_headers to its _headers, as make worker
-// does, and returns the folder.
-func (w *worker) assets() string {
-	w.t.Helper()
-	dst := filepath.Join(w.dir, "assets")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		w.t.Fatal(err)
-	}
-	web, err := filepath.Abs(filepath.Join("..", "..", "build", "web"))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(web, "index.html")); err == nil {
-		if err := os.CopyFS(dst, os.DirFS(web)); err != nil {
-			w.t.Fatal(err)
-		}
-	}
-	sec, err := os.ReadFile("security_headers")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	f, err := os.OpenFile(filepath.Join(dst, "_headers"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(append([]byte("\n"), sec...)); err != nil {
-		w.t.Fatal(err)
-	}
-	return dst
-}
-
 // env is wrangler's environment: no metrics, no error reports, no
 // request.cf fetch, no update check (the banner), config and logs in the
 // temp dir.
@@ -325,41 +301,19 @@ func (w *worker) env() []string {
 		"WRANGLER_LOG_PATH="+filepath.Join(w.dir, "logs"), "NO_COLOR=1", "CI=true")
 }
 
-// run runs wrangler with args to completion.
-func (w *worker) run(args ...string) {
-	w.t.Helper()
-	w.exec(w.env(), w.wrangler, append(args, "--config", filepath.Join(w.dir, "wrangler.json"))...)
-}
-
-// exec runs a command to completion in env (nil: this process's), within
-// three minutes.
-func (w *worker) exec(env []string, name string, args ...string) {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		w.t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-}
-
 // start starts wrangler dev in its own process group on a free port in
 // 20000–29999 (an ephemeral port once clashed with workerd's own) and
 // waits until /healthz answers; the test's cleanup ends the group.
-func (w *worker) start() {
+func (w *worker) start(healthy bool) {
 	w.t.Helper()
 	var lastErr error
 	for range 3 {
 		port := freePort(w.t)
 		w.base = "http://127.0.0.1:" + strconv.Itoa(port)
 		w.log = &bytes.Buffer{}
-		cmd := exec.Command(w.wrangler, "dev", "--config", filepath.Join(w.dir, "wrangler.json"),
-			"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(port+1),
-			"--persist-to", w.state(), "--show-interactive-dev-session=false", "--log-level", "info",
-			"--var", adminTokenVar+":"+w.adminToken, "--var", "NORMGYM_TEACHER_KEYS:"+w.teacherKeyLine,
-			"--var", "NORMGYM_SUBMITTER_KEYS:"+w.submitterKeyLine)
-		cmd.Env = w.env()
+		cmd := exec.Command(w.wrangler, "dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(port+1),
+			"--persist-to", w.state(), "--test-scheduled", "--show-interactive-dev-session=false", "--log-level", "info")
+		cmd.Dir, cmd.Env = w.workerDir, w.env()
 		cmd.Stdout, cmd.Stderr = w.log, w.log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
@@ -368,7 +322,7 @@ func (w *worker) start() {
 		w.cmd = cmd
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		stop := func() {
+		stop := sync.OnceFunc(func() {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 			select {
 			case <-exited:
@@ -378,12 +332,14 @@ func (w *worker) start() {
 			}
 			// Children that outlive the leader are in the group too.
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
-		if lastErr = w.waitReady(exited, 90*time.Second); lastErr == nil {
+		})
+		if lastErr = w.waitReady(exited, healthy, 90*time.Second); lastErr == nil {
+			w.stop = stop
+			log := w.log
 			w.t.Cleanup(func() {
 				stop()
 				if w.t.Failed() {
-					w.t.Logf("wrangler dev log:\n%s", w.log)
+					w.t.Logf("wrangler dev log:\n%s", log)
 				}
 			})
 			return
@@ -394,7 +350,9 @@ func (w *worker) start() {
 	w.t.Fatalf("wrangler dev did not start: %v", lastErr)
 }
 
-func (w *worker) waitReady(exited <-chan error, limit time.Duration) error {
+// waitReady waits until /healthz answers: 200 if healthy, anything
+// otherwise.
+func (w *worker) waitReady(exited <-chan error, healthy bool, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	client := &http.Client{Timeout: 5 * time.Second}
 	for time.Now().Before(deadline) {
@@ -407,7 +365,7 @@ func (w *worker) waitReady(exited <-chan error, limit time.Duration) error {
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK || !healthy {
 				return nil
 			}
 		}
@@ -416,7 +374,7 @@ func (w *worker) waitReady(exited <-chan error, limit time.Duration) error {
 }
 
 // freePort returns a port p in 20000–29998 where p and p+1 are free.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	for range 100 {
 		n, _ := rand.Int(rand.Reader, big.NewInt(9999))

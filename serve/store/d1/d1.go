@@ -27,18 +27,72 @@ import (
 )
 
 // Open returns the store on the D1 database bound to the Worker as binding
-// ("DB" in serve/worker/wrangler.jsonc). The schema must have been applied
-// with `wrangler d1 migrations apply DB` (serve/store/migrations): Open does
-// not check it, because the Go runtime restarts for every request. It must
-// run inside the Worker's fetch handler, where the binding is visible.
-// Closing the store leaves the binding alone.
+// ("DB" in serve/worker/wrangler.jsonc), with its schema brought up to
+// date: it applies the migrations (serve/store/migrations) that neither it
+// nor `wrangler d1 migrations apply DB` has applied, and keeps both
+// ledgers, the store's schema_migrations and wrangler's d1_migrations, so
+// that either may apply the next ones. Every statement is idempotent, so
+// two Workers opening a fresh database at once do no harm. It fails when
+// the database's schema is newer than this program's. It costs a few
+// queries: a Worker opens the store once per isolate and Attaches it
+// afterwards. It must run inside the Worker's handler (fetch, scheduled,
+// or a Durable Object), where the binding is visible. Closing the store
+// leaves the binding alone.
 func Open(ctx context.Context, binding string) (*store.Store, error) {
+	c, err := Connector(binding)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(c)
+	for _, q := range adopt {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("d1: reading wrangler's migrations: %w", err)
+		}
+	}
+	st, err := store.New(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, record); err != nil {
+		return nil, fmt.Errorf("d1: recording the migrations for wrangler: %w", err)
+	}
+	return st, nil
+}
+
+// Attach returns the store on the D1 database without touching its
+// schema: for a Worker that has Opened it in the same isolate already.
+func Attach(binding string) (*store.Store, error) {
 	c, err := Connector(binding)
 	if err != nil {
 		return nil, err
 	}
 	return store.Attach(sql.OpenDB(c)), nil
 }
+
+// The two ledgers of applied migrations. wrangler's d1_migrations holds
+// file names ("0006_sessions.sql"), created as wrangler creates it; the
+// store's schema_migrations holds versions and names without ".sql"
+// (serve/store/migrate.go), created here as the store creates it, so that
+// wrangler's entries can be copied in before the store looks.
+var adopt = []string{
+	`CREATE TABLE IF NOT EXISTS d1_migrations(
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		name       TEXT UNIQUE,
+		applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+)`,
+	`CREATE TABLE IF NOT EXISTS schema_migrations (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT    NOT NULL,
+  applied_at INTEGER NOT NULL
+)`,
+	`INSERT OR IGNORE INTO schema_migrations (version, name, applied_at)
+SELECT CAST(substr(name, 1, instr(name, '_') - 1) AS INTEGER), substr(name, 1, length(name) - 4),
+       COALESCE(CAST(strftime('%s', applied_at) AS INTEGER) * 1000, 0)
+FROM d1_migrations WHERE name LIKE '%.sql' AND instr(name, '_') > 1`,
+}
+
+// record copies the store's applied migrations into wrangler's ledger.
+const record = `INSERT OR IGNORE INTO d1_migrations (name) SELECT name || '.sql' FROM schema_migrations`
 
 // Connector returns a database/sql connector for the D1 binding: the
 // connector of github.com/syumai/workers/cloudflare/d1 for queries, and
