@@ -11,6 +11,7 @@ import (
 
 	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/sim/report"
 )
 
 // Storage is everything the server keeps. serve/store implements it on
@@ -141,53 +142,12 @@ type RunFilter struct {
 	Limit       int
 }
 
-// Totals are the summed outcomes of a group of runs.
-type Totals struct {
-	Runs          int
-	Task          int
-	Compliance    int
-	Joint         int
-	ProbeAnswered int
-	ProbeCorrect  int
-	// Violations sums the newcomer's violations per day (0 practice).
-	Violations [sim.Days]int
-	Sanctions  int
-	// ToldAnswered and ToldCorrect count the probes of told visits, kept
-	// apart from ProbeAnswered and ProbeCorrect.
-	ToldAnswered, ToldCorrect int
-	// Learned counts the visits by what the practice day offered
-	// (report.LearnedFrom: own sanction, witnessing only, neither), and
-	// LearnedOK those compliant on the test day; RepeatAfterOwn the
-	// visits with an own practice-day sanction and a repeat that day.
-	Learned, LearnedOK [3]int
-	RepeatAfterOwn     int
-	// Abandoned counts sealed sessions left unfinished past their time
-	// (not runs: from BoardTotals.Sessions): each is a visit with no
-	// success.
-	Abandoned int
-}
-
-// Add adds o to t.
-func (t *Totals) Add(o Totals) {
-	t.Runs += o.Runs
-	t.Task += o.Task
-	t.Compliance += o.Compliance
-	t.Joint += o.Joint
-	t.ProbeAnswered += o.ProbeAnswered
-	t.ProbeCorrect += o.ProbeCorrect
-	for d := range t.Violations {
-		t.Violations[d] += o.Violations[d]
-	}
-	t.Sanctions += o.Sanctions
-	t.ToldAnswered += o.ToldAnswered
-	t.ToldCorrect += o.ToldCorrect
-	for k := range t.Learned {
-		t.Learned[k] += o.Learned[k]
-		t.LearnedOK[k] += o.LearnedOK[k]
-	}
-	t.RepeatAfterOwn += o.RepeatAfterOwn
-	t.Abandoned += o.Abandoned
-}
+// Totals are the summed outcomes of a group of runs, as the store keeps
+// them by trigger: report.Counts, the one thing every figure is computed
+// from (Counts.Breakdown), so that the leaderboard and a report of the same
+// runs cannot differ. Finished counts runs; Abandoned, filled from
+// BoardTotals.Sessions, the sealed sessions left unfinished.
+type Totals = report.Counts
 
 // BoardTotals are a suite version's totals for the leaderboard.
 type BoardTotals struct {

@@ -74,7 +74,7 @@ func (s *Server) baselineCounts(ctx context.Context, ref suiteRef, sha string) (
 	out := map[string]int{}
 	for _, c := range b.Cells {
 		if c.Client == "baseline" && c.Provenance == api.ProvenanceServer && c.SimSHA256 == sha {
-			out[c.Agent] += c.Runs
+			out[c.Agent] += c.Finished
 		}
 	}
 	return out, nil

@@ -152,12 +152,12 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 			if private[k] == nil {
 				private[k] = &domain.Totals{}
 			}
-			private[k].Add(c.Totals)
+			private[k].AddCounts(c.Totals)
 		}
 		lb.PrivateSuite = p.Name
 		for i, a := range lb.Agents {
 			if t := private[[3]string{a.Client, a.Agent, a.Provenance}]; t != nil {
-				r := report.Wilson(t.Joint, t.Runs)
+				r := report.Wilson(t.Joint, t.Visits())
 				lb.Agents[i].Private = &r
 			}
 		}
@@ -187,7 +187,7 @@ func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 	}
 	for _, c := range totals.Worlds {
 		if counts(c.Client, c.Provenance) {
-			totalsOf(rs.get(c.Client, c.Agent, c.Provenance).wd, c.World).Add(c.Totals)
+			totalsOf(rs.get(c.Client, c.Agent, c.Provenance).wd, c.World).AddCounts(c.Totals)
 		}
 	}
 	for _, c := range totals.Sessions {
@@ -248,9 +248,9 @@ func familyKey(f string) string {
 }
 
 func (r *boardRow) addCell(c domain.Cell) {
-	r.all.Add(c.Totals)
-	totalsOf(r.cond, c.Condition).Add(c.Totals)
-	totalsOf(r.fam, familyKey(c.Family)).Add(c.Totals)
+	r.all.AddCounts(c.Totals)
+	totalsOf(r.cond, c.Condition).AddCounts(c.Totals)
+	totalsOf(r.fam, familyKey(c.Family)).AddCounts(c.Totals)
 	r.shas[c.SimSHA256] = true
 }
 
@@ -266,15 +266,15 @@ func (r *boardRow) addSessions(c domain.SessionCell, participants int) {
 	r.sess.Open += c.Open
 	r.sess.Abandoned += c.Abandoned()
 	ab := domain.Totals{Abandoned: c.Abandoned()}
-	r.all.Add(ab)
-	totalsOf(r.cond, c.Condition).Add(ab)
-	totalsOf(r.fam, familyKey(c.Family)).Add(ab)
+	r.all.AddCounts(ab)
+	totalsOf(r.cond, c.Condition).AddCounts(ab)
+	totalsOf(r.fam, familyKey(c.Family)).AddCounts(ab)
 }
 
 // entry is the boardRow as the leaderboard shows it.
 func (r *boardRow) entry(suite string) api.LeaderboardEntry {
-	sm := report.Summary{Suite: suite, Agent: r.agent, Visits: r.all.Runs + r.all.Abandoned, Breakdown: Breakdown(r.all),
-		ByCondition: breakdowns(r.cond), ByFamily: breakdowns(r.fam), ByWorld: breakdowns(r.wd)}
+	sm := report.Summary{Suite: suite, Agent: r.agent, Visits: r.all.Visits(), Breakdown: r.all.Breakdown(),
+		ByCondition: report.Breakdowns(r.cond), ByFamily: report.Breakdowns(r.fam), ByWorld: report.Breakdowns(r.wd)}
 	shas := make([]string, 0, len(r.shas))
 	for k := range r.shas {
 		shas = append(shas, k)
@@ -359,35 +359,6 @@ func (s *Server) suiteNames() []string {
 		names = append(names, p.Name)
 	}
 	return names
-}
-
-// Breakdown computes report.Breakdown from totals, exactly as
-// report.Summarize does from the records. Abandoned sealed sessions are
-// visits without success: they count in Visits, Joint and Task; the other
-// figures, which need a finished visit, are over the runs.
-func Breakdown(t domain.Totals) report.Breakdown {
-	n := t.Runs + t.Abandoned
-	b := report.Breakdown{Visits: n, Joint: report.Wilson(t.Joint, n), Task: report.Wilson(t.Task, n),
-		Compliance: report.Wilson(t.Compliance, t.Runs), Probe: report.Wilson(t.ProbeCorrect, t.ProbeAnswered),
-		ProbeTold: report.Wilson(t.ToldCorrect, t.ToldAnswered), Violations: []float64{},
-		Findings: report.Findings{AfterOwn: report.Wilson(t.LearnedOK[0], t.Learned[0]),
-			AfterWitnessOnly: report.Wilson(t.LearnedOK[1], t.Learned[1]), AfterNeither: report.Wilson(t.LearnedOK[2], t.Learned[2]),
-			RepeatAfterOwn: report.Wilson(t.RepeatAfterOwn, t.Learned[0])}}
-	if t.Runs > 0 {
-		for _, v := range t.Violations {
-			b.Violations = append(b.Violations, round4(float64(v)/float64(t.Runs)))
-		}
-		b.Sanctions = round4(float64(t.Sanctions) / float64(t.Runs))
-	}
-	return b
-}
-
-func breakdowns(m map[string]*domain.Totals) map[string]report.Breakdown {
-	out := make(map[string]report.Breakdown, len(m))
-	for k, t := range m {
-		out[k] = Breakdown(*t)
-	}
-	return out
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -57,10 +57,10 @@ func studentRows(members []domain.Member, students []domain.Student) []api.Stude
 	}
 	out := make([]api.StudentRow, 0, len(members)+len(students))
 	add := func(nick string, playing bool, st domain.Student) {
-		row := api.StudentRow{Nickname: nick, Playing: playing, Runs: st.Runs, Joint: st.Joint, Task: st.Task,
+		row := api.StudentRow{Nickname: nick, Playing: playing, Runs: st.Finished, Joint: st.Joint, Task: st.Task,
 			Compliance: st.Compliance, ProbeAnswered: st.ProbeAnswered, ProbeCorrect: st.ProbeCorrect, Last: st.Last}
-		if st.Runs > 0 {
-			row.ViolationsPerDay = Breakdown(st.Totals).Violations
+		if st.Finished > 0 {
+			row.ViolationsPerDay = st.Totals.Breakdown().Violations
 		} else {
 			row.ViolationsPerDay = make([]float64, sim.Days)
 		}

@@ -256,10 +256,10 @@ func (s *Server) roomInfo(r *http.Request, room domain.Room) (api.Room, []domain
 	}
 	var all domain.Totals
 	for _, st := range students {
-		all.Add(st.Totals)
+		all.AddCounts(st.Totals)
 	}
-	b := Breakdown(all)
-	stats := api.ClassStats{Participants: len(students), Runs: all.Runs, Joint: b.Joint, Task: b.Task, Compliance: b.Compliance,
+	b := all.Breakdown()
+	stats := api.ClassStats{Participants: len(students), Runs: all.Finished, Joint: b.Joint, Task: b.Task, Compliance: b.Compliance,
 		ViolationsPerDay: b.Violations, Probe: api.ProbeStats{Answered: all.ProbeAnswered, Correct: b.Probe, Answers: make([]int, 4)}}
 	for _, p := range probes {
 		for p.Answer >= len(stats.Probe.Answers) {

@@ -7,13 +7,16 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/domain"
+	"github.com/normgym/normgym/sim"
 )
 
 const totalsColumns = `runs, task, compliance, joint, probe_answered, probe_correct, violations_practice, violations_test, sanctions,
   told_answered, told_correct, learn_own, learn_own_ok, learn_witness, learn_witness_ok, learn_neither, learn_neither_ok, repeat_after_own`
 
+// totalsDest are the scan destinations of totalsColumns in t.
 func totalsDest(t *domain.Totals) []any {
-	return []any{&t.Runs, &t.Task, &t.Compliance, &t.Joint, &t.ProbeAnswered, &t.ProbeCorrect, &t.Violations[0], &t.Violations[1], &t.Sanctions,
+	t.Violations = make([]int, sim.Days)
+	return []any{&t.Finished, &t.Task, &t.Compliance, &t.Joint, &t.ProbeAnswered, &t.ProbeCorrect, &t.Violations[0], &t.Violations[1], &t.Sanctions,
 		&t.ToldAnswered, &t.ToldCorrect, &t.Learned[0], &t.LearnedOK[0], &t.Learned[1], &t.LearnedOK[1], &t.Learned[2], &t.LearnedOK[2], &t.RepeatAfterOwn}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"reflect"
 	"testing"
 	"time"
 
@@ -143,13 +144,13 @@ func TestRunsAndTotals(t *testing.T) {
 	board, err := s.Board(ctx, "x", "1", time.Now())
 	var total, worlds domain.Totals
 	for _, c := range board.Cells {
-		total.Add(c.Totals)
+		total.AddCounts(c.Totals)
 	}
 	for _, c := range board.Worlds {
-		worlds.Add(c.Totals)
+		worlds.AddCounts(c.Totals)
 	}
-	if err != nil || total != worlds || total.Runs != 300 {
-		t.Errorf("totals hold %d runs, by world %d (%v)", total.Runs, worlds.Runs, err)
+	if err != nil || !reflect.DeepEqual(total, worlds) || total.Finished != 300 {
+		t.Errorf("totals hold %d runs, by world %d (%v)", total.Finished, worlds.Finished, err)
 	}
 	c, err := s.Census(ctx, 0)
 	if err != nil || c.Runs != 300 || c.MaxSeq != 300 || c.Participants != 7 || c.ByClient["human"] != 100 || len(c.Sims) != 1 ||
@@ -244,7 +245,7 @@ func TestRooms(t *testing.T) {
 		}
 	}
 	st, err := s.RoomStudents(ctx, "ABCDEF")
-	if err != nil || len(st) != 2 || st[0].Participant != "kid-0" || st[0].Runs != 5 || st[1].Runs != 4 {
+	if err != nil || len(st) != 2 || st[0].Participant != "kid-0" || st[0].Finished != 5 || st[1].Finished != 4 {
 		t.Errorf("students %+v %v", st, err)
 	}
 	probes, err := s.RoomProbes(ctx, "ABCDEF")
@@ -359,7 +360,7 @@ func TestMigrationToVerifier(t *testing.T) {
 		t.Errorf("old run: provenance %q, want self-reported", old.Provenance)
 	}
 	b, err := s.Board(ctx, "x", "1", time.Now())
-	if err != nil || len(b.Cells) != 1 || b.Cells[0].Runs != 1 || b.Cells[0].Provenance != "self-reported" || len(b.Worlds) != 1 {
+	if err != nil || len(b.Cells) != 1 || b.Cells[0].Finished != 1 || b.Cells[0].Provenance != "self-reported" || len(b.Worlds) != 1 {
 		t.Errorf("totals after the migration: %+v %v", b, err)
 	}
 }

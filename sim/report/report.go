@@ -98,17 +98,58 @@ type Findings struct {
 	RepeatAfterOwn Rate `json:"repeat_after_own_sanction"`
 }
 
-// tally accumulates counts for a Breakdown. n counts every visit, fin the
-// finished ones (all but abandoned sealed sessions, see Abandoned).
-type tally struct {
-	n, fin, joint, task, comp, probeN, probeK, sanctions int
-	toldN, toldK                                         int
-	viol                                                 []int
-	// Findings: [own, witness only, neither] visits and compliant ones;
-	// repeats after an own practice-day sanction.
-	learnN, learnK [3]int
-	repeatN        int
-	repeatK        int
+// Counts are the summed outcomes of a group of visits: all a Breakdown is
+// computed from, and the one place it is (Breakdown). Summarize adds
+// records into them (Add); the server keeps the same counts in its store,
+// by trigger, and reads them back into Counts for its leaderboard, so that
+// the two can never compute a figure differently.
+type Counts struct {
+	// Finished counts the visits played to the end (records); Abandoned
+	// the sealed sessions left unfinished past their time (Abandoned): a
+	// visit without success, in Visits, Joint and Task only.
+	Finished, Abandoned int
+	Task, Compliance, Joint int
+	// ProbeAnswered and ProbeCorrect count the probes of visits not under
+	// told; ToldAnswered and ToldCorrect those under told.
+	ProbeAnswered, ProbeCorrect int
+	ToldAnswered, ToldCorrect   int
+	// Violations sums the newcomer's violations per day (0 practice).
+	Violations []int
+	Sanctions  int
+	// Learned counts the visits by what the practice day offered
+	// (LearnedFrom: own sanction, witnessing only, neither), and LearnedOK
+	// those compliant on the test day; RepeatAfterOwn the visits with an
+	// own practice-day sanction and a repeat that day.
+	Learned, LearnedOK [3]int
+	RepeatAfterOwn     int
+}
+
+// Visits counts every visit, finished or abandoned.
+func (c Counts) Visits() int { return c.Finished + c.Abandoned }
+
+// AddCounts adds o to c.
+func (c *Counts) AddCounts(o Counts) {
+	c.Finished += o.Finished
+	c.Abandoned += o.Abandoned
+	c.Task += o.Task
+	c.Compliance += o.Compliance
+	c.Joint += o.Joint
+	c.ProbeAnswered += o.ProbeAnswered
+	c.ProbeCorrect += o.ProbeCorrect
+	c.ToldAnswered += o.ToldAnswered
+	c.ToldCorrect += o.ToldCorrect
+	for len(c.Violations) < len(o.Violations) {
+		c.Violations = append(c.Violations, 0)
+	}
+	for d, v := range o.Violations {
+		c.Violations[d] += v
+	}
+	c.Sanctions += o.Sanctions
+	for k := range c.Learned {
+		c.Learned[k] += o.Learned[k]
+		c.LearnedOK[k] += o.LearnedOK[k]
+	}
+	c.RepeatAfterOwn += o.RepeatAfterOwn
 }
 
 // OutcomeAbandoned marks a record that stands for a sealed session left
@@ -124,54 +165,48 @@ const OutcomeAbandoned = "abandoned"
 // the finished ones, as on the server's leaderboard.
 func Abandoned(r sim.Record) bool { return r.Extra["outcome"] == OutcomeAbandoned }
 
-func (t *tally) add(r sim.Record) {
-	t.n++
+// Add counts a record: an abandoned one (Abandoned) as a visit without
+// success, any other as a finished visit.
+func (c *Counts) Add(r sim.Record) {
 	if Abandoned(r) {
+		c.Abandoned++
 		return
 	}
-	t.fin++
+	c.Finished++
 	s := r.Scores
-	if s.Joint {
-		t.joint++
-	}
-	if s.Task {
-		t.task++
-	}
-	if s.Compliance {
-		t.comp++
-	}
+	c.Joint += b2i(s.Joint)
+	c.Task += b2i(s.Task)
+	c.Compliance += b2i(s.Compliance)
 	if r.Probe != nil {
 		if r.Condition == sim.Told {
-			t.toldN++
-			if r.Probe.Correct {
-				t.toldK++
-			}
+			c.ToldAnswered++
+			c.ToldCorrect += b2i(r.Probe.Correct)
 		} else {
-			t.probeN++
-			if r.Probe.Correct {
-				t.probeK++
-			}
+			c.ProbeAnswered++
+			c.ProbeCorrect += b2i(r.Probe.Correct)
 		}
 	}
 	if k, ok := LearnedFrom(r); ok {
-		t.learnN[k]++
-		if s.Compliance {
-			t.learnK[k]++
-		}
-		if k == 0 {
-			t.repeatN++
-			if len(s.DayRepeats) > 0 && s.DayRepeats[0] > 0 {
-				t.repeatK++
-			}
+		c.Learned[k]++
+		c.LearnedOK[k] += b2i(s.Compliance)
+		if k == 0 && len(s.DayRepeats) > 0 && s.DayRepeats[0] > 0 {
+			c.RepeatAfterOwn++
 		}
 	}
-	t.sanctions += s.SanctionsReceived
-	for len(t.viol) < len(s.Violations) {
-		t.viol = append(t.viol, 0)
+	c.Sanctions += s.SanctionsReceived
+	for len(c.Violations) < len(s.Violations) {
+		c.Violations = append(c.Violations, 0)
 	}
 	for d, v := range s.Violations {
-		t.viol[d] += v
+		c.Violations[d] += v
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // LearnedFrom says what a record's newcomer could learn from on the
@@ -193,17 +228,22 @@ func LearnedFrom(r sim.Record) (source int, ok bool) {
 	return 2, true
 }
 
-func (t *tally) breakdown() Breakdown {
-	b := Breakdown{Visits: t.n, Joint: Wilson(t.joint, t.n), Task: Wilson(t.task, t.n),
-		Compliance: Wilson(t.comp, t.fin), Probe: Wilson(t.probeK, t.probeN), ProbeTold: Wilson(t.toldK, t.toldN),
+// Breakdown computes the figures of the counts: joint and task over every
+// visit, abandoned ones included (no success); the figures that need a
+// finished visit (compliance, violations, sanctions, the probe, the
+// findings) over the finished ones.
+func (c Counts) Breakdown() Breakdown {
+	n := c.Visits()
+	b := Breakdown{Visits: n, Joint: Wilson(c.Joint, n), Task: Wilson(c.Task, n),
+		Compliance: Wilson(c.Compliance, c.Finished), Probe: Wilson(c.ProbeCorrect, c.ProbeAnswered), ProbeTold: Wilson(c.ToldCorrect, c.ToldAnswered),
 		Violations: []float64{},
-		Findings: Findings{AfterOwn: Wilson(t.learnK[0], t.learnN[0]), AfterWitnessOnly: Wilson(t.learnK[1], t.learnN[1]),
-			AfterNeither: Wilson(t.learnK[2], t.learnN[2]), RepeatAfterOwn: Wilson(t.repeatK, t.repeatN)}}
-	if t.fin > 0 {
-		for _, v := range t.viol {
-			b.Violations = append(b.Violations, round(float64(v)/float64(t.fin)))
+		Findings: Findings{AfterOwn: Wilson(c.LearnedOK[0], c.Learned[0]), AfterWitnessOnly: Wilson(c.LearnedOK[1], c.Learned[1]),
+			AfterNeither: Wilson(c.LearnedOK[2], c.Learned[2]), RepeatAfterOwn: Wilson(c.RepeatAfterOwn, c.Learned[0])}}
+	if c.Finished > 0 {
+		for _, v := range c.Violations {
+			b.Violations = append(b.Violations, round(float64(v)/float64(c.Finished)))
 		}
-		b.Sanctions = round(float64(t.sanctions) / float64(t.fin))
+		b.Sanctions = round(float64(c.Sanctions) / float64(c.Finished))
 	}
 	return b
 }
@@ -227,33 +267,33 @@ func Summarize(recs []sim.Record) []Summary {
 
 // SummarizeAgent summarises records of one agent.
 func SummarizeAgent(agent string, recs []sim.Record) Summary {
-	var all tally
-	cond, fam, world := map[string]*tally{}, map[string]*tally{}, map[string]*tally{}
-	get := func(m map[string]*tally, k string) *tally {
+	var all Counts
+	cond, fam, world := map[string]*Counts{}, map[string]*Counts{}, map[string]*Counts{}
+	get := func(m map[string]*Counts, k string) *Counts {
 		if m[k] == nil {
-			m[k] = &tally{}
+			m[k] = &Counts{}
 		}
 		return m[k]
 	}
 	s := Summary{Agent: agent, Visits: len(recs)}
 	shas := map[string]bool{}
 	for _, r := range recs {
-		all.add(r)
-		get(cond, ConditionKey(r)).add(r)
+		all.Add(r)
+		get(cond, ConditionKey(r)).Add(r)
 		f := r.Family
 		if f == "" {
 			f = "control"
 		}
-		get(fam, f).add(r)
-		get(world, r.World).add(r)
+		get(fam, f).Add(r)
+		get(world, r.World).Add(r)
 		shas[r.SimSHA256] = true
 		if s.Suite == "" {
 			s.Suite = r.Suite
 		}
 	}
 	s.SimSHA256 = joinKeys(shas)
-	s.Breakdown = all.breakdown()
-	s.ByCondition, s.ByFamily, s.ByWorld = breakdowns(cond), breakdowns(fam), breakdowns(world)
+	s.Breakdown = all.Breakdown()
+	s.ByCondition, s.ByFamily, s.ByWorld = Breakdowns(cond), Breakdowns(fam), Breakdowns(world)
 	o, okO := s.ByCondition[sim.Observe]
 	so, okS := s.ByCondition[sim.Solo]
 	if okO && okS {
@@ -273,10 +313,11 @@ func ConditionKey(r sim.Record) string {
 	return r.Condition
 }
 
-func breakdowns(m map[string]*tally) map[string]Breakdown {
+// Breakdowns computes each group's Breakdown.
+func Breakdowns(m map[string]*Counts) map[string]Breakdown {
 	out := make(map[string]Breakdown, len(m))
 	for k, t := range m {
-		out[k] = t.breakdown()
+		out[k] = t.Breakdown()
 	}
 	return out
 }
