@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 

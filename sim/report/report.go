@@ -107,7 +107,7 @@ type Counts struct {
 	// Finished counts the visits played to the end (records); Abandoned
 	// the sealed sessions left unfinished past their time (Abandoned): a
 	// visit without success, in Visits, Joint and Task only.
-	Finished, Abandoned int
+	Finished, Abandoned     int
 	Task, Compliance, Joint int
 	// ProbeAnswered and ProbeCorrect count the probes of visits not under
 	// told; ToldAnswered and ToldCorrect those under told.
