@@ -65,6 +65,7 @@ func cmdServe(e *env) error {
 		"their holders' sessions are stored under LABEL as server-stepped model runs")
 	baselines := fs.String("baselines", "mini,standard", "suites whose baseline rows the server computes itself, in the background after start "+
 		"(natively, the runs it lacks; standard takes about four minutes of one core the first time); \"none\" for none")
+	studyKeys := studyKeysFlag(fs)
 	privateCatalog := fs.String("private-catalog", "", "file of a private suite (norms and seeds that are never served; README: \"A private suite\"): played through submitter keys' sessions only")
 	pos, err := e.parse(fs)
 	if err != nil {
@@ -110,6 +111,10 @@ func cmdServe(e *env) error {
 		if subKeys, err = server.TeacherKeyFile(*submitterKeys, func(err error) { log.Error("submitter keys", "err", err) }); err != nil {
 			return err
 		}
+	}
+	stKeys, err := studyKeys(log)
+	if err != nil {
+		return err
 	}
 	var private *server.PrivateSuite
 	if *privateCatalog != "" {
@@ -187,7 +192,7 @@ func cmdServe(e *env) error {
 	srv, err := server.New(server.Options{Store: st, Verifier: v, Web: site, AdminToken: os.Getenv(*tokenEnv),
 		AdminTokenEnv: *tokenEnv, Logger: log, ReplayTimeout: *replayTimeout, MaxBody: *maxBody,
 		Limiter: limit.NewBuckets(limits, nil), ClientHeader: *clientHeader, OpenRooms: *openRooms, TeacherKeys: keys, RoomTTL: *roomTTL,
-		Engine: engine, Private: private, SessionTTL: *sessionTTL, SubmitterKeys: subKeys,
+		Engine: engine, Private: private, SessionTTL: *sessionTTL, SubmitterKeys: subKeys, StudyKeys: stKeys,
 		// Half of what sim.wasm can hold open; the rest is the verifier's.
 		// Sessions beyond stay stored and are rebuilt when they act.
 		SessionsLive: rt.Capacity() / 2})

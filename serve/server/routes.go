@@ -122,7 +122,7 @@ func (s *Server) routeTable() []route {
 		{pattern: "/api/session/step", methods: methods{"POST": s.stepSession}, classes: map[string]string{"POST": ClassStep}, body: sessionBody},
 		{pattern: "/api/session/answer", methods: methods{"POST": s.answerSession}, body: sessionBody},
 		{pattern: "/api/session/trail", methods: methods{"GET": s.sessionTrail}},
-		{pattern: "/api/studies", methods: methods{"POST": s.createStudy}, classes: map[string]string{"POST": ClassRooms}, body: studyBody},
+		{pattern: "/api/studies", methods: methods{"POST": s.createStudy}, body: studyBody},
 		{pattern: "/api/study/{code}", methods: methods{"GET": s.studyPublic}},
 		{pattern: "/api/study/{code}/enter", methods: methods{"POST": s.studyEnter}},
 		{pattern: "/api/study/{code}/me", methods: methods{"GET": s.studyMe}},

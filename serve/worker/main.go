@@ -52,6 +52,9 @@ const (
 	// submitterKeysVar holds the submitter keys (as teacherKeysVar, from
 	// normgym submitter-key): their sessions are stored under the label.
 	submitterKeysVar = "NORMGYM_SUBMITTER_KEYS"
+	// studyKeysVar holds the study keys (as teacherKeysVar, from normgym
+	// study-key) that may create studies besides the admin token.
+	studyKeysVar = "NORMGYM_STUDY_KEYS"
 	// sessionTTLVar is how long a session waits for its next action (a Go
 	// duration; default session.DefaultTTL).
 	sessionTTLVar = "NORMGYM_SESSION_TTL"
@@ -93,6 +96,14 @@ func handler() http.Handler {
 			return unavailable("the submitter keys (" + submitterKeysVar + ") are malformed")
 		}
 		opts.SubmitterKeys = ks
+	}
+	if keys := secret(studyKeysVar); keys != "" {
+		ks, err := server.ParseTeacherKeys(strings.ReplaceAll(keys, ",", "\n"))
+		if err != nil {
+			log.Error("study keys", "err", err)
+			return unavailable("the study keys (" + studyKeysVar + ") are malformed")
+		}
+		opts.StudyKeys = ks
 	}
 	if v := secret(sessionTTLVar); v != "" {
 		d, err := time.ParseDuration(v)

@@ -198,6 +198,8 @@ func TestWorker(t *testing.T) {
 
 	t.Run("parity", func(t *testing.T) { parity(t, w) })
 
+	t.Run("study", func(t *testing.T) { study(t, w) })
+
 	// A few figures: Go starts anew for every request in Workers.
 	var lat []time.Duration
 	for range 10 {
