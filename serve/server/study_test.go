@@ -484,3 +484,59 @@ func jsonlExport(t *testing.T, body string) (api.StudyDataCard, []api.StudyExpor
 	}
 	return card, rows
 }
+
+// TestStudyRefusals: each participant request out of order, with bad
+// input or without its token is refused with its reason and changes
+// nothing stored.
+func TestStudyRefusals(t *testing.T) {
+	e := newEnv(t, withStudies(nil))
+	c := e.createStudy(studyDesign())
+	base := "/api/study/" + c.Code
+	s := e.enter(c.Code, "refusals0001", "", http.StatusCreated)
+	tests := []struct {
+		name, method, path, token string
+		body                      any
+		status                    int
+		msg                       string
+	}{
+		{"unknown study", "POST", "/api/study/ABCD-EFGH-JKMN/enter", "", api.StudyEnter{Params: map[string]string{"PROLIFIC_PID": "x1"}}, 404, "no study"},
+		{"no platform id", "POST", base + "/enter", "", api.StudyEnter{Params: map[string]string{"STUDY_ID": "s"}}, 400, "lacks your PROLIFIC_PID"},
+		{"a placeholder left", "POST", base + "/enter", "", api.StudyEnter{Params: map[string]string{"PROLIFIC_PID": "{{%PROLIFIC_PID%}}"}}, 400, "not an id"},
+		{"not JSON", "POST", base + "/enter", "", "PROLIFIC_PID=x", 400, "malformed JSON"},
+		{"no token", "GET", base + "/me", "", nil, 401, "study token"},
+		{"a wrong token", "GET", base + "/me", "stp_" + strings.Repeat("A", 43), nil, 404, "no such participant"},
+		{"check before consent", "POST", base + "/check", s.Token, api.StudyCheck{Answers: []int{1, 2, 0}}, 409, "consent comes first"},
+		{"visit before consent", "POST", base + "/session", s.Token, nil, 409, "comprehension check"},
+		{"finish before the visit", "POST", base + "/finish", s.Token, nil, 409, "after the visit"},
+		{"consent refused", "POST", base + "/consent", s.Token, api.StudyConsent{ConsentVersion: "irb-7"}, 400, "consent"},
+		{"another consent version", "POST", base + "/consent", s.Token, api.StudyConsent{Consent: true, ConsentVersion: "irb-6"}, 400, "not this study's"},
+		{"the researcher's dashboard with a participant's token", "GET", base + "/dashboard", s.Token, nil, 403, "researcher token"},
+		{"rules without a token", "PUT", base + "/rules", "", api.StudyRulesUpdate{Note: "x"}, 401, "researcher token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := storetest.Count(t, e.store, "study_participants")
+			st, b := e.studyCall(tt.method, tt.path, tt.token, tt.body, nil)
+			if st != tt.status || !strings.Contains(errorOf(t, b).Message, tt.msg) {
+				t.Errorf("%d %s, want %d saying %q", st, b, tt.status, tt.msg)
+			}
+			if after := storetest.Count(t, e.store, "study_participants"); after != before {
+				t.Errorf("%d participants after a refusal, %d before", after, before)
+			}
+		})
+	}
+	var me api.StudyState
+	if e.studyCall("GET", base+"/me", s.Token, nil, &me); me.Stage != api.StudyStageConsent {
+		t.Errorf("after the refusals the participant is at %q, want consent", me.Stage)
+	}
+	// Answers out of range are refused; the check is taken once.
+	e.studyCall("POST", base+"/consent", s.Token, api.StudyConsent{Consent: true, ConsentVersion: "irb-7"}, nil)
+	if st, b := e.studyCall("POST", base+"/check", s.Token, api.StudyCheck{Answers: []int{1, 9, 0}}, nil); st != 400 {
+		t.Errorf("an answer out of range: %d %s", st, b)
+	}
+	e.studyCall("POST", base+"/check", s.Token, api.StudyCheck{Answers: []int{0, 0, 0}}, &me)
+	e.studyCall("POST", base+"/check", s.Token, api.StudyCheck{Answers: []int{1, 2, 0}}, &me)
+	if me.Check == nil || me.Check.Correct != 1 || me.Stage != api.StudyStagePlay {
+		t.Errorf("a second try changed the check: %+v", me.Check)
+	}
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
 	sessions "github.com/normgym/normgym/serve/session"
@@ -176,14 +177,24 @@ func TestStudyChromium(t *testing.T) {
 		t.Fatalf("the study's participants: %+v (%v), want one with an open session", rows, err)
 	}
 	visit, pseudonym := rows[0].Visit, rows[0].Pseudonym
-	if found := s.pageHolds([]string{visit, pseudonym}); len(found) > 0 {
+	own, _ := sim.ParseVisitID(visit)
+	rule, err := norms.Default().Lookup(own.Norm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sealed: nothing names the visit, its norm or its rule before the probe.
+	hidden := []string{visit, pseudonym, own.Norm, rule.Statement}
+	if found := s.pageHolds(hidden); len(found) > 0 {
 		t.Errorf("the page holds %q before the visit is over", found)
 	}
 	s.sealed = true
-	playStudyVisit(t, s, visit)
+	playStudyVisit(t, s, visit, func() {
+		if found := s.pageHolds(hidden); len(found) > 0 {
+			t.Errorf("the page holds %q after a reload in the visit", found)
+		}
+	})
 	s.shot("study-debrief")
-	own, _ := sim.ParseVisitID(visit)
-	if txt := s.eval(`document.body.innerText`); !strings.Contains(txt, "The rule was") || !strings.Contains(txt, d.Debrief) || own.Norm == "" {
+	if txt := s.eval(`document.body.innerText`); !strings.Contains(txt, "The rule was") || !strings.Contains(txt, rule.Statement) || !strings.Contains(txt, d.Debrief) {
 		t.Errorf("the debrief does not show the rule and the study's words: %.400s", txt)
 	}
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="study-finish"]`)))
@@ -229,7 +240,7 @@ func createStudy(t *testing.T, base string, d api.StudyDesign) api.StudyCreated 
 // playStudyVisit plays the study's sealed visit from its first day's
 // screen by keyboard, with the greedy baseline's actions, reloading once
 // in the middle of the first day; it ends on the debrief.
-func playStudyVisit(t *testing.T, s *session, visit string) {
+func playStudyVisit(t *testing.T, s *session, visit string, resumed func()) {
 	t.Helper()
 	base := greedy(t, visit)
 	env, _, err := sim.NewEnv(visit)
@@ -259,6 +270,7 @@ func playStudyVisit(t *testing.T, s *session, visit string) {
 			if got := s.waitStage(30*time.Second, "play", "study-checked", "day"); got != "play" || s.eval(`document.body.dataset.step`) != step {
 				t.Fatalf("after a reload at step %s the study's visit is at %s, step %s", step, got, s.eval(`document.body.dataset.step`))
 			}
+			resumed()
 		}
 		if r.DayOver && !r.Done() {
 			s.waitStage(10*time.Second, "day")
