@@ -3,7 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"errors"
-	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -112,21 +112,44 @@ type StudyLink struct {
 // ParseStudyLink reads #study=CODE&NAME=VALUE… (the fragment the study
 // link leads to). ok is false when the fragment names no study.
 func ParseStudyLink(frag string) (StudyLink, bool) {
-	q, err := url.ParseQuery(strings.TrimPrefix(frag, "#"))
-	if err != nil || q.Get("study") == "" {
-		return StudyLink{}, false
+	q := map[string]string{}
+	for _, kv := range strings.Split(strings.TrimPrefix(frag, "#"), "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		k, v = formValue(k), formValue(v)
+		if _, seen := q[k]; k != "" && !seen && len(q) < 21 {
+			q[k] = v
+		}
 	}
-	code := RoomCode(q.Get("study"))
+	code := RoomCode(q["study"])
 	if len(code) != len("7K3M-Q9XD-2WFA") {
 		return StudyLink{}, false
 	}
 	l := StudyLink{Code: code, Params: map[string]string{}}
-	for k, vs := range q {
-		if k != "study" && len(vs) > 0 && len(l.Params) < 20 {
-			l.Params[k] = vs[0]
+	for k, v := range q {
+		if k != "study" {
+			l.Params[k] = v
 		}
 	}
 	return l, true
+}
+
+// formValue decodes a value of a URL's query or fragment: '+' is a space
+// and %XX a byte. (net/url would do it, at some 100 kB of app.wasm.)
+func formValue(s string) string { return unescape(strings.ReplaceAll(s, "+", " ")) }
+
+// queryEscape encodes s for a URL's query: letters, digits and -_.~ stay,
+// the rest is %XX.
+func queryEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%" + strings.ToUpper(strconv.FormatInt(int64(c)|0x100, 16)[1:]))
+	}
+	return b.String()
 }
 
 // Fragment is the address the page keeps once it has read the link: the
@@ -167,7 +190,7 @@ func StudyRedirect(st StudyState, id string) string {
 	if st.RedirectURL == "" {
 		return ""
 	}
-	return strings.ReplaceAll(st.RedirectURL, "{id}", url.QueryEscape(id))
+	return strings.ReplaceAll(st.RedirectURL, "{id}", queryEscape(id))
 }
 
 // OpenStudyPlay opens (or resumes) a study participant's sealed visit as

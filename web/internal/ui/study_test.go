@@ -53,6 +53,7 @@ func TestParseStudyLink(t *testing.T) {
 		{"prolific", "#study=7K3M-Q9XD-2WFA&PROLIFIC_PID=5f1e&STUDY_ID=s1&SESSION_ID=x%2B9", true, "7K3M-Q9XD-2WFA",
 			map[string]string{"PROLIFIC_PID": "5f1e", "STUDY_ID": "s1", "SESSION_ID": "x+9"}},
 		{"code in any case, no params", "study=7k3mq9xd2wfa", true, "7K3M-Q9XD-2WFA", map[string]string{}},
+		{"a space as +, a value twice", "#study=7K3M-Q9XD-2WFA&id=a+b&id=c", true, "7K3M-Q9XD-2WFA", map[string]string{"id": "a b"}},
 		{"no study", "#mode=watch", false, "", nil},
 		{"not a code", "#study=hello", false, "", nil},
 		{"empty", "", false, "", nil},
@@ -81,7 +82,7 @@ func TestStudyMarksAndRedirect(t *testing.T) {
 	tests := []struct{ url, id, want string }{
 		{"https://app.prolific.com/submissions/complete?cc=C0DE", "", "https://app.prolific.com/submissions/complete?cc=C0DE"},
 		{"https://u.sona-systems.com/webstudy_credit.aspx?experiment_id=1&credit_token=t&survey_code={id}", "a b&c",
-			"https://u.sona-systems.com/webstudy_credit.aspx?experiment_id=1&credit_token=t&survey_code=a+b%26c"},
+			"https://u.sona-systems.com/webstudy_credit.aspx?experiment_id=1&credit_token=t&survey_code=a%20b%26c"},
 		{"", "x", ""},
 	}
 	for _, tt := range tests {
