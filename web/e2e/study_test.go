@@ -148,6 +148,7 @@ func TestStudyChromium(t *testing.T) {
 		t.Error("the consent screen does not show the study's consent text")
 	}
 	s.shot("study-consent")
+	s.axe("study consent")
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="study-consent"]`)))
 	s.waitStage(20*time.Second, "study-practice")
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`[data-act="study-tutorial"]`)))
@@ -164,6 +165,7 @@ func TestStudyChromium(t *testing.T) {
 		s.do(5*time.Second, chromedp.Click(chromedp.CSS("#"+id)))
 	}
 	s.shot("study-questions")
+	s.axe("study questions")
 	s.do(5*time.Second, chromedp.Click(chromedp.CSS(`#study-check-form button[type="submit"]`)))
 	s.waitStage(20*time.Second, "study-checked")
 	if got := s.eval(`document.getElementById("study-h").textContent`); !strings.Contains(got, "3 of 3") {
@@ -194,6 +196,7 @@ func TestStudyChromium(t *testing.T) {
 		}
 	})
 	s.shot("study-debrief")
+	s.axe("study debrief")
 	if txt := s.eval(`document.body.innerText`); !strings.Contains(txt, "The rule was") || !strings.Contains(txt, rule.Statement) || !strings.Contains(txt, d.Debrief) {
 		t.Errorf("the debrief does not show the rule and the study's words: %.400s", txt)
 	}
@@ -347,4 +350,5 @@ func researcherPage(t *testing.T, s *session, base string, c api.StudyCreated) {
 		chromedp.Click(`#go`))
 	s.poll(20*time.Second, `[...document.querySelectorAll("#cells tr")].some(tr => tr.children[1].textContent === "1 / 2")`)
 	s.shot("study-dashboard")
+	s.axe("study dashboard")
 }
