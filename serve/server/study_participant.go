@@ -87,9 +87,9 @@ func (s *Server) admit(ctx context.Context, ss domain.StudyStorage, st domain.St
 	c, visit, ok := q.pick(pid)
 	if !ok {
 		if q.full() {
-			return domain.StudyParticipant{}, "", errf(api.CodeGone, "this study is complete: every place has been filled. Thank you for your interest! (Please return the study on your platform.)")
+			return domain.StudyParticipant{}, "", errf(api.CodeGone, "This study is complete: every place has been filled. Thank you for your interest! (Please return the study on your platform.)")
 		}
-		return domain.StudyParticipant{}, "", errf(api.CodeConflict, "every place of this study is taken by someone playing now; one frees up if they leave (within %d minutes). Please try again later or return the study.", st.Design.TimeLimitMinutes)
+		return domain.StudyParticipant{}, "", errf(api.CodeConflict, "Every place of this study is taken by someone playing now; one frees up if they leave (within %d minutes). Please try again later or return the study.", st.Design.TimeLimitMinutes)
 	}
 	sealed, err := session.SealVisit(visit)
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Server) reenter(w http.ResponseWriter, r *http.Request, st domain.Study
 		state.Resumed = true
 		return writeJSON(w, http.StatusOK, state)
 	}
-	return errf(api.CodeConflict, "you have already taken part in this study, or started it in another browser or tab: each person takes part once, "+
+	return errf(api.CodeConflict, "You have already taken part in this study, or started it in another browser or tab: each person takes part once, "+
 		"so it cannot be started again. Thank you! If you think this is a mistake, please contact the researcher through %s.", platformName(st.Design.Platform))
 }
 
@@ -155,10 +155,10 @@ func platformIDs(st domain.Study, params map[string]string) (id string, others m
 			continue
 		}
 		if !validPlatformID(v) {
-			return "", nil, errf(api.CodeInvalid, "the link's %s is not an id (%q): open the study from %s, whose link fills it in", name, clip(v), platformName(d.Platform))
+			return "", nil, errf(api.CodeInvalid, "The link's %s is not an id (%q): open the study from %s, whose link fills it in", name, clip(v), platformName(d.Platform))
 		}
 		if d.Platform == api.PlatformMTurk && v == "ASSIGNMENT_ID_NOT_AVAILABLE" {
-			return "", nil, errf(api.CodeInvalid, "this is MTurk's preview of the task: accept the HIT to take part")
+			return "", nil, errf(api.CodeInvalid, "This is MTurk's preview of the task: accept the HIT to take part")
 		}
 		if i == 0 {
 			id = v
@@ -167,7 +167,7 @@ func platformIDs(st domain.Study, params map[string]string) (id string, others m
 		}
 	}
 	if id == "" && len(names) > 0 {
-		return "", nil, errf(api.CodeInvalid, "this link lacks your %s: open the study from %s (its link adds your id)", names[0], platformName(d.Platform))
+		return "", nil, errf(api.CodeInvalid, "This link lacks your %s: open the study from %s (its link adds your id)", names[0], platformName(d.Platform))
 	}
 	return id, others, nil
 }

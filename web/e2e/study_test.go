@@ -211,6 +211,15 @@ func TestStudyChromium(t *testing.T) {
 	if hits := platform.got(); len(hits) != 1 || hits[0] != want {
 		t.Errorf("the platform was sent to %q, want [%s]", hits, want)
 	}
+	// The same platform id in another browser: refused, kindly.
+	other := openSite(t, srv, 1280, 800)
+	other.do(30*time.Second, chromedp.Navigate(srv.URL+"/s/"+c.Code+"?PROLIFIC_PID="+pid+"&STUDY_ID=st-1&SESSION_ID=other"))
+	other.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	other.waitStage(20*time.Second, "study-stop")
+	if txt := other.eval(`document.body.innerText`); !strings.Contains(txt, "already taken part") || !strings.Contains(txt, "Thank you") {
+		t.Errorf("a second attempt with the same id: %.300s", txt)
+	}
+	other.shot("study-second-attempt")
 	checkStudyResearcher(t, srv.URL, c, pid)
 	researcherPage(t, s, srv.URL, c)
 	for _, secret := range []string{pid, session, pseudonym, "PROLIFIC_PID"} {
