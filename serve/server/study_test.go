@@ -12,7 +12,9 @@ import (
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/serve/store/storetest"
+	"github.com/normgym/normgym/sim"
 )
 
 const studyAdmin = "study-admin-token"
@@ -538,5 +540,44 @@ func TestStudyRefusals(t *testing.T) {
 	e.studyCall("POST", base+"/check", s.Token, api.StudyCheck{Answers: []int{1, 2, 0}}, &me)
 	if me.Check == nil || me.Check.Correct != 1 || me.Stage != api.StudyStagePlay {
 		t.Errorf("a second try changed the check: %+v", me.Check)
+	}
+}
+
+// TestStudyFamilies: a design of families × conditions (control as a
+// cell of its own) gives each entry a cell evenly, and a visit of a norm
+// of the cell's family under its condition, sealed.
+func TestStudyFamilies(t *testing.T) {
+	e := newEnv(t, withStudies(nil))
+	d := studyDesign()
+	d.Cells, d.Norms, d.Families, d.Conditions = api.StudyCellsFamilies, nil, []string{"place", "order"}, []string{"solo", "control"}
+	c := e.createStudy(d)
+	if got := strings.Join(c.Cells, " "); got != "place/solo order/solo control" {
+		t.Fatalf("cells %q", got)
+	}
+	for _, pid := range []string{"family000001", "family000002", "family000003"} {
+		e.enter(c.Code, pid, "", http.StatusCreated)
+	}
+	rows, err := e.store.StudyRows(e.t.Context(), c.Code)
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("%d participants (%v)", len(rows), err)
+	}
+	seen := map[string]bool{}
+	for _, p := range rows {
+		seen[p.Cell] = true
+		id, err := sim.ParseVisitID(p.Visit)
+		if err != nil || id.Seed < session.PublicSeeds {
+			t.Errorf("cell %s: visit %q is not sealed (%v)", p.Cell, p.Visit, err)
+			continue
+		}
+		fam, cond, _ := strings.Cut(p.Cell, "/")
+		switch {
+		case p.Cell == "control" && (id.Norm != "none" || id.Condition != "control"):
+			t.Errorf("the control cell plays %s", p.Visit)
+		case p.Cell != "control" && (!strings.HasPrefix(id.Norm, fam+".") || id.Condition != cond):
+			t.Errorf("cell %s plays %s", p.Cell, p.Visit)
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("three entries took cells %v, want one each", seen)
 	}
 }
