@@ -42,6 +42,7 @@ var commands = map[string]command{
 	"serve":         {"run the NormGym site: web app, verified runs, leaderboard, classrooms", cmdServe},
 	"teacher-key":   {"make a teacher key for a server's --teacher-keys file", cmdTeacherKey},
 	"submitter-key": {"make a submitter key for a server's --submitter-keys file", cmdSubmitterKey},
+	"study-key":     {"make a study key for a server's --study-keys file", cmdStudyKey},
 	"version":       {"print the versions a result depends on and the embedded sim.wasm's hash", cmdVersion},
 }
 

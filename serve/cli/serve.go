@@ -37,6 +37,7 @@ type serveFlags struct {
 	fs                                                                  *flag.FlagSet
 	addr, dbPath, web, tokenEnv, verify, clientHeader, teacherKeys      *string
 	step, submitterKeys, baselines, privateCatalog                      *string
+	studyKeys                                                           func(*slog.Logger) (server.TeacherKeys, error)
 	replayTimeout, readHeaderTimeout, readTimeout, writeTimeout, idleTO *time.Duration
 	roomTTL, sessionTTL                                                 *time.Duration
 	fsync, openRooms                                                    *bool
@@ -77,6 +78,7 @@ func addServeFlags(e *env) *serveFlags {
 		"their holders' sessions are stored under LABEL as server-stepped model runs")
 	f.baselines = fs.String("baselines", "mini,standard", "suites whose baseline rows the server computes itself, in the background after start "+
 		"(natively, the runs it lacks; standard takes about four minutes of one core the first time); \"none\" for none")
+	f.studyKeys = studyKeysFlag(fs)
 	f.privateCatalog = fs.String("private-catalog", "", "file of a private suite (norms and seeds that are never served; README: \"A private suite\"): played through submitter keys' sessions only")
 	return f
 }
@@ -119,18 +121,18 @@ func (f *serveFlags) perIP() int {
 // serverRun is what cmdServe runs: the module, the engines, the store, the
 // site and the server, with what the keys and the private suite say.
 type serverRun struct {
-	f          *serveFlags
-	log        *slog.Logger
-	keys, subs server.TeacherKeys
-	private    *server.PrivateSuite
-	suites     []string // the baselines' suites
-	rt         *host.Runtime
-	verifier   server.Verifier
-	engine     session.Engine
-	st         *store.Store
-	site       fs.FS
-	siteName   string
-	srv        *server.Server
+	f                   *serveFlags
+	log                 *slog.Logger
+	keys, subs, studies server.TeacherKeys
+	private             *server.PrivateSuite
+	suites              []string // the baselines' suites
+	rt                  *host.Runtime
+	verifier            server.Verifier
+	engine              session.Engine
+	st                  *store.Store
+	site                fs.FS
+	siteName            string
+	srv                 *server.Server
 }
 
 func cmdServe(e *env) error {
@@ -167,6 +169,9 @@ func (s *serverRun) readFiles() error {
 		if s.subs, err = server.TeacherKeyFile(path, func(err error) { s.log.Error("submitter keys", "err", err) }); err != nil {
 			return err
 		}
+	}
+	if s.studies, err = s.f.studyKeys(s.log); err != nil {
+		return err
 	}
 	if path := *s.f.privateCatalog; path != "" {
 		b, err := os.ReadFile(path)
@@ -225,7 +230,7 @@ func (s *serverRun) open(ctx context.Context) error {
 	s.srv, err = server.New(server.Options{Store: s.st, Verifier: s.verifier, Web: s.site, AdminToken: os.Getenv(*f.tokenEnv),
 		AdminTokenEnv: *f.tokenEnv, Logger: s.log, ReplayTimeout: *f.replayTimeout, MaxBody: *f.maxBody,
 		Limiter: limit.NewBuckets(f.limits, nil), ClientHeader: *f.clientHeader, OpenRooms: *f.openRooms, TeacherKeys: s.keys,
-		RoomTTL: *f.roomTTL, Engine: s.engine, Private: s.private, SessionTTL: *f.sessionTTL, SubmitterKeys: s.subs,
+		RoomTTL: *f.roomTTL, Engine: s.engine, Private: s.private, SessionTTL: *f.sessionTTL, SubmitterKeys: s.subs, StudyKeys: s.studies,
 		// Half of what sim.wasm can hold open; the rest is the verifier's.
 		// Sessions beyond stay stored and are rebuilt when they act.
 		SessionsLive: s.rt.Capacity() / 2})

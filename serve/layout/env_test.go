@@ -20,8 +20,8 @@ import (
 // native core's visits themselves rather than through sim.Env, each with
 // why. Issue 19 moves them to the contract; the list only shrinks.
 var stepsDirectly = map[string]string{
-	"serve/server/baselines.go": "plays the server's baseline rows in a private catalog (to become an agents function over sim.Native)",
-	"serve/server/rooms.go":     "reads a tutorial visit's probe from a fresh visit (to become sim.Native's Probe)",
+	"serve/server/baselines.go":   "plays the server's baseline rows in a private catalog (to become an agents function over sim.Native)",
+	"serve/server/room_reveal.go": "reads a tutorial visit's probe from a fresh visit (to become sim.Native's Probe)",
 }
 
 // TestOnlyEnvSteps holds the rule of sim.Env: nothing above the core

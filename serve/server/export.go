@@ -38,7 +38,7 @@ var columns = []column{
 	{"run_id", "random id the client chose for the run", func(r domain.Run) string { return r.RunID }},
 	{"date", "UTC date the run was stored (YYYY-MM-DD)", func(r domain.Run) string { return r.CreatedAt.UTC().Format("2006-01-02") }},
 	{"participant", "random pseudonym of a human participant (empty for models and baselines)", func(r domain.Run) string { return r.Participant }},
-	{"room", "classroom code, if the run was played in one", func(r domain.Run) string { return r.Room }},
+	{"room", "classroom code, if the run was played in one; study:CODE for a study's run (its participants' and the baselines played on their visits: see the study's own export)", func(r domain.Run) string { return r.Room }},
 	{"consent_version", "version of the consent text the participant agreed to", func(r domain.Run) string { return r.ConsentVersion }},
 	{"client", "human, model or baseline", func(r domain.Run) string { return r.Record.Client }},
 	{"agent", `"human", the model's name or the baseline's name`, func(r domain.Run) string { return r.Record.Agent }},

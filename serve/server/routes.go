@@ -126,6 +126,17 @@ func (s *Server) routeTable() []route {
 		{pattern: "/api/session/step", methods: methods{"POST": s.stepSession}, classes: map[string]string{"POST": ClassStep}, body: sessionBody},
 		{pattern: "/api/session/answer", methods: methods{"POST": s.answerSession}, body: sessionBody},
 		{pattern: "/api/session/trail", methods: methods{"GET": s.sessionTrail}},
+		{pattern: "/api/studies", methods: methods{"POST": s.createStudy}, body: studyBody},
+		{pattern: "/api/study/{code}", methods: methods{"GET": s.studyPublic}},
+		{pattern: "/api/study/{code}/enter", methods: methods{"POST": s.studyEnter}},
+		{pattern: "/api/study/{code}/me", methods: methods{"GET": s.studyMe}},
+		{pattern: "/api/study/{code}/consent", methods: methods{"POST": s.studyConsent}},
+		{pattern: "/api/study/{code}/check", methods: methods{"POST": s.studyCheck}},
+		{pattern: "/api/study/{code}/session", methods: methods{"POST": s.studySession}},
+		{pattern: "/api/study/{code}/finish", methods: methods{"POST": s.studyFinish}},
+		{pattern: "/api/study/{code}/dashboard", methods: methods{"GET": s.studyDashboard}},
+		{pattern: "/api/study/{code}/export", methods: methods{"GET": s.studyExport}},
+		{pattern: "/api/study/{code}/rules", methods: methods{"PUT": s.studyRules}, body: studyBody},
 		{pattern: "/api/", methods: methods{"*": notFound}},
 		// OpenEnv's environment API (openenv.go, ws.go) on the same sessions.
 		{pattern: "/health", methods: methods{"GET": s.envHealth}},
@@ -138,6 +149,9 @@ func (s *Server) routeTable() []route {
 		{pattern: "/leaderboard", methods: methods{"GET": s.leaderboardPage}},
 		{pattern: "/teach", methods: methods{"GET": s.teachPage}},
 		{pattern: "/teach.js", methods: methods{"GET": s.teachScript}},
+		{pattern: "/study", methods: methods{"GET": s.studyPage}},
+		{pattern: "/study.js", methods: methods{"GET": s.studyScript}},
+		{pattern: "/s/{code}", methods: methods{"GET": s.studyLinkRedirect}},
 		{pattern: "/", handler: s.static, classes: map[string]string{"GET": ClassStatic, "HEAD": ClassStatic}},
 	}
 }

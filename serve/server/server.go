@@ -97,6 +97,9 @@ type Options struct {
 	// SubmitterKeys says which bearer keys may open sessions whose runs
 	// are stored as the key's label's (a model's row of the leaderboard).
 	SubmitterKeys TeacherKeys
+	// StudyKeys says which bearer keys may create studies (besides the
+	// admin token); nil: only the admin token.
+	StudyKeys TeacherKeys
 }
 
 // Server is the HTTP service. Create it with New; it is an http.Handler.
@@ -118,6 +121,7 @@ type Server struct {
 	probes   sync.Map // visit id → probeInfo
 	boards   boards
 	limited  limitedLog
+	studies  studyState
 }
 
 // suiteRef names a suite version.

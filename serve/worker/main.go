@@ -58,6 +58,9 @@ const (
 	// submitterKeysVar holds the submitter keys (as teacherKeysVar, from
 	// normgym submitter-key): their sessions are stored under the label.
 	submitterKeysVar = "NORMGYM_SUBMITTER_KEYS"
+	// studyKeysVar holds the study keys (as teacherKeysVar, from normgym
+	// study-key) that may create studies besides the admin token.
+	studyKeysVar = "NORMGYM_STUDY_KEYS"
 	// sessionTTLVar is how long a session waits for its next action (a Go
 	// duration; default session.DefaultTTL).
 	sessionTTLVar = "NORMGYM_SESSION_TTL"
@@ -114,6 +117,9 @@ func newServer() (*server.Server, *store.Store, string) {
 		return nil, nil, msg
 	}
 	if opts.SubmitterKeys, msg = keys(log, submitterKeysVar); msg != "" {
+		return nil, nil, msg
+	}
+	if opts.StudyKeys, msg = keys(log, studyKeysVar); msg != "" {
 		return nil, nil, msg
 	}
 	if opts.SessionTTL, msg = duration(sessionTTLVar, "2h"); msg != "" {

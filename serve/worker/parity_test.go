@@ -369,6 +369,7 @@ func parity(t *testing.T, w *worker) {
 		{pattern: "/", method: "POST", status: 405, workerStatus: 405,
 			differs: "Cloudflare's asset server answers 405 without an Allow header or a body"},
 	}
+	steps = append(steps, studySteps(w)...)
 	if css, _ := filepath.Glob(filepath.Join(w.assets, "assets", "style.*.css")); len(css) == 1 {
 		steps = append(steps, step{pattern: "/", method: "GET", path: fixed("/assets/" + filepath.Base(css[0])), status: 200})
 	}

@@ -225,6 +225,7 @@ func TestWorker(t *testing.T) {
 		}
 		t.Logf("baseline rows after one run of the Cron Trigger: %s", strings.Join(rows, " "))
 	})
+	t.Run("study", func(t *testing.T) { study(t, w) })
 
 	// A few figures: a request's Go runtime starts anew for every request.
 	var lat []time.Duration

@@ -52,6 +52,9 @@ func (a *app) onClick(ev dom.Event) {
 		}
 		return
 	}
+	if a.studyClick(act) {
+		return
+	}
 	if a.mode == ui.ModePlay && a.tutorialClick(act) {
 		if byPointer(ev) && a.class != nil && a.class.tut != nil {
 			a.focus("#map")
@@ -147,6 +150,8 @@ func (a *app) onSubmit(ev dom.Event) {
 		go a.submitJoin()
 	case "code-form":
 		a.submitCode()
+	case "study-check-form":
+		a.submitStudyCheck()
 	}
 }
 

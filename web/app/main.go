@@ -41,6 +41,8 @@ type app struct {
 	site *siteState
 	// class is the classroom on screen (#room=CODE on the site).
 	class *classState
+	// study is the study on screen (#study=CODE on the site, study.go).
+	study *studyState
 
 	// feed holds the event feed's items, oldest first, for the visit on
 	// screen, so the feed survives re-rendering the layout.
@@ -81,7 +83,8 @@ func main() {
 	a.win.AddEventListener("hashchange", false, func(dom.Event) { a.navigate(ui.ParseRoute(a.hash())) })
 	a.win.AddEventListener("beforeunload", false, a.onLeave)
 	first := ui.ParseRoute(a.hash())
-	if !a.sealedRoute(first) {
+	study := a.readStudyLink()
+	if !a.sealedRoute(first) || study {
 		// Every mode but the site's sealed play runs the sim in the page.
 		if err := a.startSim(); err != nil {
 			a.fatal(err.Error())
@@ -89,7 +92,11 @@ func main() {
 		}
 	}
 	a.byID("boot").Remove()
-	a.navigate(first)
+	if study {
+		go a.openStudy()
+	} else {
+		a.navigate(first)
+	}
 	js.Global().Get("performance").Call("mark", "normgym-interactive") // not the DOM
 	a.root.SetAttribute("data-ready", "1")
 	select {}

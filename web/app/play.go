@@ -111,6 +111,9 @@ func (a *app) worldTitle(name string) string {
 
 // story is the data story of Play on screen.
 func (a *app) story() ui.DataMode {
+	if a.study != nil {
+		return ui.DataStudy
+	}
 	room := ""
 	if a.site != nil && a.site.assigned != nil {
 		room = a.site.assigned.Room
@@ -159,6 +162,10 @@ func (a *app) renderPlay() {
 		a.stage("probe")
 		a.focus("#probe-h")
 	case ui.StageResult:
+		if a.study != nil {
+			a.studyVisitOver()
+			return
+		}
 		if a.sealedResult(p) {
 			return
 		}

@@ -254,6 +254,10 @@ func (a *app) tutorialClick(act string) bool {
 // endTutorial closes the tutorial for good in this browser and goes on to
 // the room's visit.
 func (a *app) endTutorial() {
+	if a.study != nil {
+		a.endStudyTutorial()
+		return
+	}
 	storageSet(keyTutorial, "done")
 	a.closeTutorial()
 	a.resetFeed()

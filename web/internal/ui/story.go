@@ -37,6 +37,8 @@ func DataModeOf(mode string, site bool, room string) DataMode {
 // what is sent to whom.
 func Story(m DataMode) string {
 	switch m {
+	case DataStudy:
+		return studyStory
 	case DataSite:
 		return "A sealed visit: this site runs the community and sends this page only what you see, so the rule stays hidden until " +
 			"the end. Each move goes to this site as you make it and is kept there, so a reload goes on where you were. When you " +

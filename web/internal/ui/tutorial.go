@@ -49,9 +49,11 @@ type Tutorial struct {
 	Sanction *Event
 	// NoSanction reports that the tutorial ended without one.
 	NoSanction bool
-	moves      int
-	waited     int // steps taken while waiting for a sanction
-	after      int // steps taken since the sanction prompt
+	// Study: the practice before a study's questions, not a class's.
+	Study  bool
+	moves  int
+	waited int // steps taken while waiting for a sanction
+	after  int // steps taken since the sanction prompt
 }
 
 // NewTutorial starts the guided minute on the tutorial visit with this id.
@@ -160,7 +162,11 @@ func (t *Tutorial) Prompt() string {
 	default:
 		b.WriteString(`That is how you find an unwritten rule: notice who gets a sanction and what they had just done, then don't do the same. `)
 	}
-	b.WriteString(`This practice visit had its own rule. <b>Your class's visit has a different rule</b>, so start fresh: nothing here is a hint.`)
+	whose := "Your class's visit"
+	if t.Study {
+		whose = "Your visit in the study"
+	}
+	b.WriteString(`This practice visit had its own rule. <b>` + whose + ` has a different rule</b>, so start fresh: nothing here is a hint.`)
 	return b.String()
 }
 
@@ -184,7 +190,11 @@ func TutorialHTML(t *Tutorial) string {
 		itoa(t.total()) + ` · not part of your results</small></h2><p id="tut-say" role="status">` + t.Prompt() + `</p></div><div class="tut-acts">`)
 	switch {
 	case t.Done():
-		b.WriteString(`<button type="button" class="btn primary" data-act="tut-done">Start my visit</button>`)
+		label := "Start my visit"
+		if t.Study {
+			label = "On to the questions"
+		}
+		b.WriteString(`<button type="button" class="btn primary" data-act="tut-done">` + label + `</button>`)
 	case t.Step == TutSanction && t.Sanction != nil:
 		b.WriteString(`<button type="button" class="btn primary" data-act="tut-where">Show me where</button>`)
 		b.WriteString(`<button type="button" class="btn" data-act="tut-skip">Skip the tutorial</button>`)
