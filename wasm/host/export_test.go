@@ -45,3 +45,14 @@ func RawCall(ctx context.Context, r *Runtime, export string, alloc, n int32) (ui
 	}
 	return ptr, append([]byte(nil), view...), nil
 }
+
+// MemoryBytes is the size of the linear memory of r's instances, in all.
+func MemoryBytes(r *Runtime) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, in := range r.all {
+		n += int(in.mem.Size())
+	}
+	return n
+}
