@@ -11,7 +11,7 @@ import (
 // the raw response (nil when in_ptr refused). Tests use it to feed the
 // guest lengths that the typed API never sends.
 func RawCall(ctx context.Context, r *Runtime, export string, alloc, n int32) (uint32, []byte, error) {
-	in, err := r.acquire(ctx)
+	in, err := r.acquire(ctx, false)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/normgym/normgym/sim"
@@ -43,5 +44,24 @@ func TestMemoryBounded(t *testing.T) {
 	t.Logf("linear memory after 400 resets %d MB, after 900 %d MB (200 open)", mid>>20, end>>20)
 	if end-mid > 40<<20 {
 		t.Errorf("linear memory grew from %d MB after 400 resets to %d MB after 900, with 200 open: the guest keeps closed visits", mid>>20, end>>20)
+	}
+}
+
+// TestCapacity: visits reset one after another fill the pool to its
+// Capacity: a reset goes to an instance with a free handle (starting one
+// if need be), not to the first free instance, which may hold 256.
+func TestCapacity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("300 resets")
+	}
+	r := newRuntime(t, host.Options{MaxInstances: 2})
+	ctx := context.Background()
+	for i := 0; i < 300; i++ {
+		if _, _, _, err := r.Reset(ctx, fmt.Sprintf("orchard/none/control/s%d", i)); err != nil {
+			t.Fatalf("reset %d of 300 (capacity %d): %v", i+1, r.Capacity(), err)
+		}
+	}
+	if n := r.Instances(); n != 2 {
+		t.Errorf("%d instances hold 300 visits, want 2", n)
 	}
 }
