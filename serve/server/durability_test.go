@@ -23,12 +23,22 @@ import (
 )
 
 // startServe starts the normgym binary's serve command on a free loopback
-// port and returns its base URL.
-func startServe(t *testing.T, bin, db string) (*exec.Cmd, string) {
+// port, with the flags in args beside the defaults, and returns its base
+// URL.
+func startServe(t *testing.T, bin, db string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--web", t.TempDir(), "--baselines", "none")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
+	return startServeLog(t, bin, db, nil, args...)
+}
+
+// startServeLog is startServe writing the child's stderr (its JSON log)
+// to stderr (nil: kept for the failure message only).
+func startServeLog(t *testing.T, bin, db string, stderr *syncBuffer, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--web", t.TempDir(), "--baselines", "none"}, args...)...)
+	if stderr == nil {
+		stderr = &syncBuffer{}
+	}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
