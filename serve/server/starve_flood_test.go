@@ -256,7 +256,8 @@ func (k *killClient) step(ctx context.Context, action string) (int, api.SessionS
 // the clients give up their first try after 20 ms and send it again.
 // Every answer is a success (no 500: rebuilds do not run on a request's
 // context), the first answers' p95 is under 1 s (or, on a machine too
-// loaded for that, under the time the rebuilds' work takes on one core),
+// loaded for that, under twice the time the rebuilds' own work takes on
+// one core),
 // and no session is ahead of its client: each answer has exactly the
 // client's actions and the observation a straight run of them renders.
 func TestKillPacing(t *testing.T) {
@@ -346,13 +347,15 @@ func TestKillPacing(t *testing.T) {
 			t.Errorf("client %d: the observation after %d actions is not a straight run's", i, len(k.acked))
 		}
 	}
-	// The bound is the issue's, 1 s; on a machine too loaded to do the
-	// restart's work in 1 s at all, the answers must still come as fast as
-	// that work allows: within the time it takes on one core here, now
-	// (the server has two, and wasted work, such as rebuilds started again
-	// for each retry, would show).
+	// The bound is the issue's, 1 s, which the server meets with its two
+	// cores to itself (about 0.5 s of work here). On a machine too loaded
+	// for that, the answers must still come as fast as the work allows:
+	// within twice the time the rebuilds take on one core here, now (the
+	// rest is HTTP, the store and the answers; wasted work, such as
+	// rebuilds started again for each retry, or rebuilds in turn on one
+	// core where two were free, would show).
 	work := rebuildWork(t, clients)
-	bound := max(time.Second, work)
+	bound := max(time.Second, 2*work)
 	t.Logf("first answers after the restart: p95 %v (the rebuilds' work on one core now: %v)", p95(lat), work)
 	if p := p95(lat); p > bound {
 		t.Errorf("first answers after kill -9 under 100 sessions: p95 %v, want under %v", p, bound)
