@@ -234,10 +234,13 @@ func rebuildWork(t *testing.T, clients []*killClient) time.Duration {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, a := range k.acked[:len(k.acked)-1] {
-			v.StepTextJSON(ctx, a)
+		for i, a := range k.acked {
+			if i < len(k.acked)-1 {
+				v.StepTextJSON(ctx, a)
+			} else {
+				v.StepJSON(ctx, a)
+			}
 		}
-		v.StepJSON(ctx, k.acked[len(k.acked)-1])
 		v.Close(ctx)
 	}
 	return time.Since(start)
