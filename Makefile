@@ -4,7 +4,7 @@ SIM_WASM  := wasm/simwasm/module/sim.wasm
 BIN       := bin/normgym
 GOFILES    = $(shell find sim norms wasm serve web -name '*.go' -not -path '*/node_modules/*' 2>/dev/null) go.mod
 
-.PHONY: help run test bench bench-docs check wasm build deps clean fuzz fuzz-short bench-short
+.PHONY: help run test bench bench-docs check wasm build deps clean fuzz fuzz-short bench-short figures
 .SECONDEXPANSION:
 
 # Each part may add to these from its own fragment (web/web.mk, serve/serve.mk):
@@ -44,6 +44,17 @@ bench: deps wasm ## benchmarks that print figures: BENCH_COUNT samples each, sum
 bench-docs: ## copy the medians of the last make bench (build/bench.txt) into the documents' marked figures
 	@test -f build/bench.txt || (echo "no build/bench.txt: run make bench first"; exit 1)
 	$(GO) run ./serve/cmd/doccheck write build/bench.txt
+
+# The report the README's figures come from: every baseline over standard,
+# transfer and hard (the native core: the same records as sim.wasm, in
+# seconds), then normgym report into sim/report/figures/.
+FIGURES_DIR := sim/report/figures
+figures: wasm ## run every baseline over standard, transfer and hard and write the report the README's figures come from (sim/report/figures/)
+	@mkdir -p build/figures
+	$(GO) build -trimpath -o build/figures/normgym ./serve/cmd/normgym
+	@for s in standard transfer hard; do echo "run --suite $$s"; \
+	  build/figures/normgym run --native --suite $$s --agent all --out build/figures/$$s.jsonl > /dev/null || exit 1; done
+	build/figures/normgym report build/figures/standard.jsonl build/figures/transfer.jsonl build/figures/hard.jsonl --out $(FIGURES_DIR)
 
 bench-short: wasm ## one sample of every benchmark, as a smoke test (part of make test)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./sim/... ./wasm/... ./serve/cli/ ./sim/prompt/ > /dev/null

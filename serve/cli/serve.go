@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -297,9 +298,7 @@ func (f limitFlag) String() string {
 
 func (f limitFlag) Set(s string) error {
 	class, rate, ok := strings.Cut(s, "=")
-	switch class {
-	case server.ClassRead, server.ClassWrite, server.ClassLookup, server.ClassRooms, server.ClassStatic, server.ClassStep:
-	default:
+	if !slices.Contains(server.Classes(), class) {
 		return fmt.Errorf("want CLASS=RATE with CLASS one of %s, not %q", strings.Join(server.Classes(), ", "), s)
 	}
 	if !ok {

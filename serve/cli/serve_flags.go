@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/normgym/normgym/serve/limit"
@@ -42,7 +43,7 @@ func newServeFlags(e *env) *serveFlags {
 	f.fsync = fs.Bool("fsync", false, "fsync every commit (synchronous=FULL): survive power loss, not just a crash, at some speed")
 	// Limits for a public server (README: "Running a public server").
 	fs.Var(f.limits, "limit", "a client's rate limit for a class of request, CLASS=N/UNIT:BURST or CLASS=off (repeatable; classes "+
-		"read, write, lookup, rooms, step and static, which is unlimited unless set; a /ws message draws from its HTTP twin's class)")
+		strings.Join(server.Classes(), ", ")+"; static is unlimited unless set; a /ws message draws from its HTTP twin's class)")
 	f.clientHeader = fs.String("trust-proxy-header", "", "header in which a trusted reverse proxy passes the client's address (e.g. X-Forwarded-For: its last address); "+
 		"set it only if every request comes through that proxy (empty: the connection's peer is the client)")
 	f.maxBody = fs.Int64("max-body", server.DefaultMaxBody, "largest request body in bytes (the largest honest submission is about 58 KB)")
@@ -60,7 +61,7 @@ func newServeFlags(e *env) *serveFlags {
 	f.readTimeout = fs.Duration("read-timeout", 20*time.Second, "longest time to read a whole request, body included")
 	f.writeTimeout = fs.Duration("write-timeout", time.Minute, "longest time to write an answer (exports extend it page by page)")
 	f.idleTimeout = fs.Duration("idle-timeout", time.Minute, "how long an idle keep-alive connection stays open (sooner when a new connection needs its place)")
-	f.openRooms = fs.Bool("open-rooms", false, "let anyone create a classroom (default: only holders of a teacher key, see --teacher-keys)")
+	f.openRooms = fs.Bool("open-rooms", false, "let anyone create a classroom: for a local or classroom-only server (default: only holders of a teacher key, see --teacher-keys); a room's runs are its class's, never the public human row")
 	f.teacherKeys = fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
 	f.roomTTL = fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
 	f.step = fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; about 1.7x the steps per second)")

@@ -38,8 +38,10 @@ type Storage interface {
 	NormRun(ctx context.Context, participant, norm, visit string) (Run, error)
 	// Runs returns up to f.Limit runs matching f in Seq order.
 	Runs(ctx context.Context, f RunFilter) ([]Run, error)
-	// Board returns the leaderboard totals of a suite version.
-	Board(ctx context.Context, suite, version string) (BoardTotals, error)
+	// Board returns the leaderboard totals of a suite version; sealed
+	// sessions last used at or after openSince and not finished count as
+	// open (SessionCell.Open), older unfinished ones as abandoned.
+	Board(ctx context.Context, suite, version string, openSince time.Time) (BoardTotals, error)
 	// LastSeq returns the largest Seq stored (0: none); it must be cheap.
 	LastSeq(ctx context.Context) (int64, error)
 	// Census counts the runs with Seq ≤ upTo (0: all).
@@ -84,6 +86,10 @@ type Storage interface {
 	OpenSessions(ctx context.Context, participant, room string) ([]session.Session, error)
 	// PlayedVisits lists the visits of the participant's sessions.
 	PlayedVisits(ctx context.Context, participant string) ([]string, error)
+	// AbandonedSessions returns up to limit sealed sessions (people's
+	// outside rooms, keys' suite sessions) never finished and last used
+	// before touchedBefore, in id order after the id after.
+	AbandonedSessions(ctx context.Context, touchedBefore time.Time, after string, limit int) ([]session.Session, error)
 
 	Close() error
 }
@@ -155,6 +161,10 @@ type Totals struct {
 	// visits with an own practice-day sanction and a repeat that day.
 	Learned, LearnedOK [3]int
 	RepeatAfterOwn     int
+	// Abandoned counts sealed sessions left unfinished past their time
+	// (not runs: from BoardTotals.Sessions): each is a visit with no
+	// success.
+	Abandoned int
 }
 
 // Add adds o to t.
@@ -176,13 +186,34 @@ func (t *Totals) Add(o Totals) {
 		t.LearnedOK[k] += o.LearnedOK[k]
 	}
 	t.RepeatAfterOwn += o.RepeatAfterOwn
+	t.Abandoned += o.Abandoned
 }
 
 // BoardTotals are a suite version's totals for the leaderboard.
 type BoardTotals struct {
 	Cells  []Cell
 	Worlds []WorldCell
+	// Sessions counts the sealed sessions (people's outside classrooms,
+	// submitter keys' suite sessions) of each row, finished or not.
+	Sessions []SessionCell
+	// Owners counts the distinct participants of each row's sealed
+	// sessions, by kind and agent.
+	Owners map[[2]string]int
 }
+
+// SessionCell counts a suite version's sealed sessions that share kind
+// (api.KindHuman or KindModel), agent, condition (with its variant) and
+// family ("" under control): every one opened, those finished (stored as
+// a run) and those still open within their time. The others were
+// abandoned: they count in the figures, never as a success.
+type SessionCell struct {
+	Kind, Agent, Condition, Family string
+	Opened, Finished, Open         int
+}
+
+// Abandoned is the number of the cell's sessions left unfinished past
+// their time.
+func (c SessionCell) Abandoned() int { return max(0, c.Opened-c.Finished-c.Open) }
 
 // Cell is the totals of a suite version's runs that share client, agent,
 // provenance, condition (with its variant), family ("" under control) and

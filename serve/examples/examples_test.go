@@ -132,10 +132,14 @@ func TestPythonClient(t *testing.T) {
 	}{
 		{"websocket", mini.Visits[1], nil, false},
 		{"http", mini.Visits[2], []string{"--http"}, false},
-		{"websocket with a key", mini.Visits[3], []string{"--key", key}, true},
+		{"websocket with a key", "", []string{"--key", key, "--suite", "mini"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{filepath.Join("python", "normgym_client.py"), hs.URL, "--visit", tc.visit}, tc.args...)
+			args := []string{filepath.Join("python", "normgym_client.py"), hs.URL}
+			if tc.visit != "" {
+				args = append(args, "--visit", tc.visit)
+			}
+			args = append(args, tc.args...)
 			cmd := exec.Command(py, args...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -147,10 +151,18 @@ func TestPythonClient(t *testing.T) {
 			if err := json.Unmarshal(b, &out); err != nil {
 				t.Fatalf("the client printed %q: %v", b, err)
 			}
-			if out.Visit != tc.visit || len(out.Actions) == 0 || out.StepCount != len(out.Actions) || out.Reward == nil {
+			want := tc.visit
+			if tc.keyed {
+				// The key's sealed visit: mini's first cell under a secret seed.
+				if !session.SealedVisit(out.Visit) || session.Cell(out.Visit) != session.Cell(mini.Visits[0]) {
+					t.Fatalf("the key's visit %s: want the cell of %s under a sealed seed", out.Visit, mini.Visits[0])
+				}
+				want = out.Visit
+			}
+			if out.Visit != want || len(out.Actions) == 0 || out.StepCount != len(out.Actions) || out.Reward == nil {
 				t.Fatalf("client output: %+v", out)
 			}
-			if got, want := out.Hash, nativeHash(t, tc.visit, out.Actions); got != want {
+			if got, want := out.Hash, nativeHash(t, want, out.Actions); got != want {
 				t.Errorf("the server's trajectory hash %s, want %s (the sim's for the client's actions)", got, want)
 			}
 			if tc.keyed {
@@ -172,7 +184,7 @@ func TestGoClient(t *testing.T) {
 	}
 	hs, st, key := testServer(t)
 	mini, _ := sim.LookupSuite("mini")
-	visit := mini.Visits[4]
+	visit := mini.Visits[0]
 	bin := filepath.Join(t.TempDir(), "normgym-client")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
@@ -180,7 +192,7 @@ func TestGoClient(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "./go/normgym-client").CombinedOutput(); err != nil {
 		t.Fatalf("building the Go example: %v\n%s", err, out)
 	}
-	b, err := exec.Command(bin, "-server", hs.URL, "-visit", visit, "-key", key).Output()
+	b, err := exec.Command(bin, "-server", hs.URL, "-suite", "mini", "-key", key).Output()
 	if err != nil {
 		t.Fatalf("the Go example: %v", err)
 	}
@@ -188,9 +200,14 @@ func TestGoClient(t *testing.T) {
 		Actions []string           `json:"actions"`
 		Result  *api.SessionResult `json:"result"`
 	}
-	if err := json.Unmarshal(b, &out); err != nil || out.Result == nil {
+	if err := json.Unmarshal(b, &out); err != nil || out.Result == nil || out.Result.Record == nil {
 		t.Fatalf("the Go example printed %s: %v", b, err)
 	}
+	// The key's sealed visit: mini's first cell under a secret seed.
+	if v := out.Result.Record.Visit; !session.SealedVisit(v) || session.Cell(v) != session.Cell(visit) {
+		t.Fatalf("the key's visit %s: want the cell of %s under a sealed seed", v, visit)
+	}
+	visit = out.Result.Record.Visit
 	if got, want := out.Result.Hash, nativeHash(t, visit, out.Actions); got != want {
 		t.Errorf("hash %s, want %s", got, want)
 	}

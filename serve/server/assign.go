@@ -8,42 +8,43 @@ import (
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 )
 
 // assignSuite is the suite human participants draw from outside rooms.
 const assignSuite = "standard"
 
-// assign handles GET /api/assign?participant=P[&room=CODE]: whether a
-// visit is waiting for the participant, held for it (see assignVisit).
-// Outside rooms the answer never names the visit: it is played sealed,
-// through a session (POST /api/sessions), and its id names the norm.
-// In a room it does, because a classroom's page runs the sim itself (the
-// norm is in the page's memory anyway); the room's runs are
-// self-reported.
+// assign handles POST /api/assign {"participant": P, "room": CODE}:
+// whether a visit is waiting for the participant, held for it (see
+// assignVisit). The answer never names the visit, in a room or not: the
+// visit is played sealed, through a session (POST /api/sessions), and
+// its id names the norm. GET, with the pseudonym in the URL, is refused:
+// URLs end up in logs.
 func (s *Server) assign(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	p := q.Get("participant")
-	if !api.ValidParticipant(p) {
+	if r.Method != http.MethodPost {
+		return errf(api.CodeInvalid, `a pseudonym never goes in a URL: POST /api/assign with {"participant": …, "room": …}`)
+	}
+	var req api.AssignRequest
+	if err := decodeJSON(r, &req, 4); err != nil {
+		return err
+	}
+	if !api.ValidParticipant(req.Participant) {
 		return errf(api.CodeInvalid, "participant must be a random pseudonym of 8 to 64 letters, digits, '-' or '_' (never a name or an email address)")
 	}
 	var room *domain.Room
-	if code := q.Get("room"); code != "" {
-		rm, err := s.openRoom(r, code)
+	if req.Room != "" {
+		rm, err := s.openRoom(r, req.Room)
 		if err != nil {
 			return err
 		}
 		room = &rm
 	}
-	visit, out, err := s.assignVisit(r.Context(), p, room)
+	visit, out, err := s.assignVisit(r.Context(), req.Participant, room)
 	if err != nil {
 		return err
 	}
-	if room != nil {
-		out.Visit = visit
-	} else if visit != "" {
-		out.Sealed = true
-	}
+	out.Sealed = visit != ""
 	return writeJSON(w, http.StatusOK, out)
 }
 
@@ -83,9 +84,10 @@ func (s *Server) assignVisit(ctx context.Context, p string, room *domain.Room) (
 	if err != nil {
 		return "", out, err
 	}
-	if held != "" && s.sessionExpired(ctx, p, held) {
+	if held != "" && (s.sessionExpired(ctx, p, held) || room == nil && !session.SealedVisit(held)) {
 		// The held visit was met in a session that expired: it will not
-		// be stored, and it cannot be played again. Hold another.
+		// be stored, and it cannot be played again. Or it was held before
+		// sealed seeds (a public id outside a room). Hold another.
 		if _, err := s.store.Assign(ctx, p, out.Room, "", now, now.Add(time.Millisecond)); err != nil {
 			return "", out, err
 		}
@@ -101,6 +103,12 @@ func (s *Server) assignVisit(ctx context.Context, p string, room *domain.Room) (
 			out.Done = true
 			return "", out, nil
 		}
+		if room == nil {
+			// Outside rooms the visit's cell is played under a secret seed.
+			if v, err = session.SealVisit(v); err != nil {
+				return "", out, err
+			}
+		}
 		if held, err = s.store.Assign(ctx, p, out.Room, v, now, since); err != nil {
 			return "", out, err
 		}
@@ -115,42 +123,52 @@ func (s *Server) sessionExpired(ctx context.Context, p, visit string) bool {
 	return err == nil && ss.RunID == "" && s.now().Sub(ss.TouchedAt) > s.opts.SessionTTL
 }
 
-// pickVisit chooses participant p's next visit among visits (see assign),
-// or "" when every norm on offer has been played.
+// pickVisit chooses participant p's next visit among visits (see
+// assignVisit), or "" when every norm on offer has been played. Loads
+// count by cell (world × norm × condition): a sealed visit, under its
+// secret seed, counts for the cell of the suite's visit it was drawn from.
 func pickVisit(p string, visits, played []string, loads map[string]int) string {
 	done := map[string]bool{}
 	for _, n := range played {
 		done[n] = true
 	}
-	type cell struct {
+	cellLoads := map[string]int{}
+	for v, n := range loads {
+		cellLoads[session.Cell(v)] += n
+	}
+	type group struct {
 		load   int
 		tie    uint64
 		visits []string
+		cells  map[string]bool
 	}
 	var order []string
-	cells := map[string]*cell{}
+	groups := map[string]*group{}
 	for _, v := range visits {
 		id, err := sim.ParseVisitID(v)
 		if err != nil || done[id.Norm] {
 			continue
 		}
 		key := id.Norm + "/" + id.Condition
-		c := cells[key]
-		if c == nil {
+		g := groups[key]
+		if g == nil {
 			h := fnv.New64a()
 			h.Write([]byte(p + "|" + key))
-			c = &cell{tie: h.Sum64()}
-			cells[key] = c
+			g = &group{tie: h.Sum64(), cells: map[string]bool{}}
+			groups[key] = g
 			order = append(order, key)
 		}
-		c.load += loads[v]
-		c.visits = append(c.visits, v)
+		if c := session.Cell(v); !g.cells[c] {
+			g.cells[c] = true
+			g.load += cellLoads[c]
+		}
+		g.visits = append(g.visits, v)
 	}
-	var best *cell
+	var best *group
 	for _, k := range order {
-		c := cells[k]
-		if best == nil || c.load < best.load || c.load == best.load && c.tie < best.tie {
-			best = c
+		g := groups[k]
+		if best == nil || g.load < best.load || g.load == best.load && g.tie < best.tie {
+			best = g
 		}
 	}
 	if best == nil {
@@ -158,7 +176,7 @@ func pickVisit(p string, visits, played []string, loads map[string]int) string {
 	}
 	pick := best.visits[0]
 	for _, v := range best.visits[1:] {
-		if loads[v] < loads[pick] {
+		if cellLoads[session.Cell(v)] < cellLoads[session.Cell(pick)] {
 			pick = v
 		}
 	}

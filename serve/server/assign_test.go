@@ -14,6 +14,7 @@ import (
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -73,30 +74,25 @@ func suiteOf(visit string) (sim.Suite, bool) {
 	return sim.Suite{}, false
 }
 
-// assign asks for the participant's assignment. Outside rooms the answer
-// names no visit: Visit is then read from the store (the server side).
+// assign asks for the participant's assignment. The answer never names a
+// visit (in a room or not): Visit is then read from the store (the server
+// side).
 func (e *env) assign(participant, room string) api.Assignment {
 	e.t.Helper()
 	var a api.Assignment
-	path := "/api/assign?participant=" + participant
-	if room != "" {
-		path += "&room=" + room
-	}
-	st, b, _ := e.do("GET", path, nil)
+	st, b, _ := e.do("POST", "/api/assign", api.AssignRequest{Participant: participant, Room: room})
 	if st != http.StatusOK || json.Unmarshal(b, &a) != nil {
-		e.t.Fatalf("GET %s: %d %s", path, st, b)
+		e.t.Fatalf("POST /api/assign %s %s: %d %s", participant, room, st, b)
 	}
-	if room == "" {
-		if a.Visit != "" || strings.Contains(string(b), "/") {
-			e.t.Fatalf("a room-less assignment names its visit: %s", b)
-		}
-		if a.Sealed != !a.Done {
-			e.t.Fatalf("assignment %s: sealed %v, done %v", b, a.Sealed, a.Done)
-		}
-		if a.Sealed {
-			if err := e.store.DB().QueryRow(`SELECT visit FROM assignments WHERE participant = ? AND room = ''`, participant).Scan(&a.Visit); err != nil {
-				e.t.Fatal(err)
-			}
+	if a.Visit != "" || strings.Contains(string(b), "/") {
+		e.t.Fatalf("an assignment names its visit: %s", b)
+	}
+	if a.Sealed != !a.Done {
+		e.t.Fatalf("assignment %s: sealed %v, done %v", b, a.Sealed, a.Done)
+	}
+	if a.Sealed {
+		if err := e.store.DB().QueryRow(`SELECT visit FROM assignments WHERE participant = ? AND room = ?`, participant, a.Room).Scan(&a.Visit); err != nil {
+			e.t.Fatal(err)
 		}
 	}
 	return a
@@ -112,8 +108,10 @@ func TestAssignEvenness(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	su, _ := sim.LookupSuite("standard")
 	cells := map[string]int{}
+	suiteCells := map[string]bool{}
 	for _, v := range su.Visits {
 		cells[cellOf(v)] = 0
+		suiteCells[session.Cell(v)] = true
 	}
 	const people, rounds = 60, 4
 	played := map[string]map[string]bool{} // participant → norms
@@ -123,6 +121,9 @@ func TestAssignEvenness(t *testing.T) {
 			a := e.assign(name, "")
 			if a.Done || a.Visit == "" || a.Suite != "standard" {
 				t.Fatalf("assignment %+v", a)
+			}
+			if !session.SealedVisit(a.Visit) || !suiteCells[session.Cell(a.Visit)] {
+				t.Fatalf("assignment %s: want a cell of standard under a sealed seed", a.Visit)
 			}
 			id, _ := sim.ParseVisitID(a.Visit)
 			if played[name] == nil {
@@ -198,7 +199,11 @@ func TestAssignPendingAndRooms(t *testing.T) {
 	if a := e.assign("student-000002", strings.ToLower(room.Code)); a.Visit == "" {
 		t.Errorf("lower-case room code: %+v", a)
 	}
-	if st, b, _ := e.do("GET", "/api/assign?participant=student-000002&room=YYYY-YYYY-YYYY", nil); st != http.StatusNotFound {
+	if st, b, _ := e.do("POST", "/api/assign", api.AssignRequest{Participant: "student-000002", Room: "YYYY-YYYY-YYYY"}); st != http.StatusNotFound {
 		t.Errorf("unknown room: %d %s", st, b)
+	}
+	// The pseudonym never goes in a URL.
+	if st, b, _ := e.do("GET", "/api/assign?participant=student-000002", nil); st != http.StatusBadRequest || !strings.Contains(string(b), "URL") {
+		t.Errorf("GET with the pseudonym in the query: %d %s, want 400", st, b)
 	}
 }

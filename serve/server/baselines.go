@@ -67,7 +67,7 @@ func (s *Server) ComputeBaselines(ctx context.Context, suites []string, progress
 // baselineCounts counts the server's baseline runs of a suite version for
 // the sim.wasm, by baseline.
 func (s *Server) baselineCounts(ctx context.Context, ref suiteRef, sha string) (map[string]int, error) {
-	b, err := s.store.Board(ctx, ref.name, ref.version)
+	b, err := s.store.Board(ctx, ref.name, ref.version, s.now())
 	if err != nil {
 		return nil, err
 	}

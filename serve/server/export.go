@@ -12,6 +12,7 @@ import (
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
+	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -79,6 +80,83 @@ var columns = []column{
 	{"sim_sha256", "SHA-256 of the sim.wasm the run was verified against: the module that replayed it (verifier wasm), " +
 		"or the module the native core was built with and pinned to (verifier native; that module did not run)", func(r domain.Run) string { return r.Record.SimSHA256 }},
 	{"provenance", provenanceAbout, func(r domain.Run) string { return r.Provenance }},
+	{"outcome", outcomeAbout, func(r domain.Run) string { return "finished" }},
+}
+
+// outcomeAbout describes the outcome column.
+const outcomeAbout = "finished = a run; abandoned = a sealed session (a person's outside a classroom, or a submitter key's suite session) " +
+	"left unfinished past its time: every sealed session counts in the figures, and an abandoned one is a visit without success. " +
+	"An abandoned row fills only the columns that say who played which visit (run_id is the session's id); its result columns are empty"
+
+// abandonedRow returns a CSV row of an abandoned sealed session: the
+// columns that say who played which visit, the rest empty.
+func abandonedRow(cols []column, ss session.Session) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		v := ""
+		switch c.name {
+		case "run_id":
+			v = "session-" + ss.ID
+		case "date":
+			v = ss.CreatedAt.UTC().Format("2006-01-02")
+		case "participant":
+			v = ss.Participant
+		case "consent_version":
+			v = ss.ConsentVersion
+		case "client":
+			v = ss.Kind
+		case "agent":
+			v = ss.Agent
+		case "suite":
+			v = ss.Suite
+		case "suite_version":
+			v = ss.SuiteVersion
+		case "visit":
+			v = ss.Visit
+		case "world":
+			v = ss.World
+		case "norm":
+			v = ss.Norm
+		case "family":
+			v = ss.Family
+		case "condition":
+			v = ss.Condition
+		case "steps":
+			v = itoa(ss.Actions)
+		case "provenance":
+			v = api.ProvenanceStepped
+		case "outcome":
+			v = "abandoned"
+		}
+		out[i] = report.CSVCell(v)
+	}
+	return out
+}
+
+// exportAbandoned is an abandoned sealed session as an export line.
+func exportAbandoned(ss session.Session) api.ExportAbandoned {
+	return api.ExportAbandoned{Session: "session-" + ss.ID, Date: ss.CreatedAt.UTC().Format("2006-01-02"), Participant: ss.Participant,
+		ConsentVersion: ss.ConsentVersion, Kind: ss.Kind, Agent: ss.Agent, Suite: ss.Suite, SuiteVersion: ss.SuiteVersion,
+		Visit: ss.Visit, World: ss.World, Norm: ss.Norm, Family: ss.Family, Condition: ss.Condition, Actions: ss.Actions}
+}
+
+// abandonedSessions reads every sealed session left unfinished past its
+// time.
+func (s *Server) abandonedSessions(r *http.Request) ([]session.Session, error) {
+	before := s.now().Add(-s.opts.SessionTTL)
+	var out []session.Session
+	after := ""
+	for {
+		page, err := s.store.AbandonedSessions(r.Context(), before, after, exportPage)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < exportPage {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
 }
 
 // provenanceAbout describes the provenance column.
@@ -183,7 +261,12 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	abandoned, err := s.abandonedSessions(r)
+	if err != nil {
+		return err
+	}
 	card := s.dataCard(census, format)
+	card.Counts.Abandoned = len(abandoned)
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -206,22 +289,28 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 			header[i] = c.name
 		}
 		cw.Write(report.CSVRow(header))
-		if empty {
-			cw.Flush()
-			return nil
+		if !empty {
+			s.streamRuns(w, r, f, func(run domain.Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
 		}
-		return s.streamRuns(w, r, f, func(run domain.Run) error { return cw.Write(row(columns, run)) }, cw.Flush)
+		for _, ss := range abandoned {
+			cw.Write(abandonedRow(columns, ss))
+		}
+		cw.Flush()
+		return nil
 	}
 	h.Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
 	enc.Encode(map[string]api.DataCard{"data_card": card})
-	if empty {
-		return nil
+	if !empty {
+		s.streamRuns(w, r, f, func(run domain.Run) error {
+			return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
+				Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Provenance: run.Provenance, Record: run.Record})
+		}, flusher)
 	}
-	return s.streamRuns(w, r, f, func(run domain.Run) error {
-		return enc.Encode(api.ExportRun{RunID: run.RunID, Date: run.CreatedAt.UTC().Format("2006-01-02"),
-			Participant: run.Participant, Room: run.Room, ConsentVersion: run.ConsentVersion, Verifier: run.Verifier, Provenance: run.Provenance, Record: run.Record})
-	}, flusher)
+	for _, ss := range abandoned {
+		enc.Encode(map[string]api.ExportAbandoned{"abandoned": exportAbandoned(ss)})
+	}
+	return nil
 }
 
 // dataCard describes an export.
@@ -237,6 +326,8 @@ func (s *Server) dataCard(c domain.Census, format string) api.DataCard {
 			"models and baselines. Each run's provenance says which: " + provenanceAbout + ". " +
 			"Each run's verifier says what computed it: " + verifierAbout + ". " +
 			"This server verifies " + now + ". " +
+			"Every sealed session (a person's outside a classroom, or a submitter key's suite session) counts from the moment it was opened: " +
+			"one left unfinished past its time follows the runs as abandoned, a visit without success. " +
 			"Participants are random pseudonyms; no names, emails or IP addresses are kept. " +
 			"Joint success (task done with no violation on the test day) is the headline number; see sim/DESIGN.md for the benchmark.",
 		Generated: s.now().UTC(),
@@ -250,6 +341,7 @@ func (s *Server) dataCard(c domain.Census, format string) api.DataCard {
 		card.Versions.Suites[su.Name] = su.Version
 	}
 	if format == "jsonl" {
+		card.Fields["abandoned"] = "a line {\"abandoned\": {...}} after the runs: " + outcomeAbout
 		for _, k := range []string{"run_id", "date", "participant", "room", "consent_version", "verifier", "provenance"} {
 			for _, col := range columns {
 				if col.name == k {

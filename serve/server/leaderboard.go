@@ -5,8 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"html"
-	"io"
 	"math"
 	"net/http"
 	"sort"
@@ -15,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
@@ -73,6 +70,11 @@ type boards struct {
 	busy    map[string]chan struct{}
 }
 
+// boardMaxAge bounds how long a board is kept while no run is stored:
+// sealed sessions open and are abandoned without storing runs, and the
+// figures count them.
+const boardMaxAge = 30 * time.Second
+
 // board returns the leaderboard of a suite's current version.
 func (s *Server) board(ctx context.Context, name string) (*board, error) {
 	if name == "" {
@@ -93,7 +95,7 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 		}
 		c.mu.Lock()
 		b := c.entries[su.Name]
-		if b != nil && (b.seq == seq || time.Since(b.at) < s.opts.BoardTTL) {
+		if b != nil && (b.seq == seq && s.now().Sub(b.at) < boardMaxAge || s.now().Sub(b.at) < s.opts.BoardTTL) {
 			c.mu.Unlock()
 			return b, nil
 		}
@@ -126,17 +128,18 @@ func (s *Server) board(ctx context.Context, name string) (*board, error) {
 
 // computeBoard builds a suite's leaderboard from the store's totals.
 func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*board, error) {
-	at := time.Now()
-	totals, err := s.store.Board(ctx, su.Name, su.Version)
+	at := s.now()
+	totals, err := s.store.Board(ctx, su.Name, su.Version, s.now().Add(-s.opts.SessionTTL))
 	if err != nil {
 		return nil, err
 	}
 	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals),
 		Suites: s.suiteNames()}
+	lb.Agents, lb.MoreSelfReported = capSelfReported(lb.Agents, MaxSelfReportedRows)
 	if p := s.opts.Private; p != nil && su.Name != p.Name {
 		// The contamination-resistant column: each row's joint success
 		// on the private suite, whose norms were never published.
-		pt, err := s.store.Board(ctx, p.Name, p.Version)
+		pt, err := s.store.Board(ctx, p.Name, p.Version, s.now().Add(-s.opts.SessionTTL))
 		if err != nil {
 			return nil, err
 		}
@@ -167,76 +170,138 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 }
 
 // Summaries turns totals into one entry per client, agent and provenance,
-// as report.Summarize does for records, ordered by joint success (best
-// first), then runs, then name. A row counts only runs of the provenance
-// it claims: human rows only server-stepped runs (sealed sessions),
-// baseline rows only the server's own; model rows are server-stepped (a
-// submitter key's) or self-reported, each its own row.
+// as report.Summarize does for records, the boardRows the server vouches for
+// (baselines, sealed sessions, keyed models) before the self-reported
+// ones, each part ordered by joint success (best first), then runs, then
+// name. A boardRow counts only runs of the provenance it claims: human boardRows
+// only server-stepped runs (sealed sessions), baseline boardRows only the
+// server's own; model boardRows are server-stepped (a submitter key's) or
+// self-reported, each its own boardRow. A server-stepped boardRow also counts its
+// abandoned sealed sessions, as visits without success.
 func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
-	type group struct {
-		client, agent, prov string
-		all                 domain.Totals
-		cond, fam, wd       map[string]*domain.Totals
-		shas                map[string]bool
-	}
-	groups := map[[3]string]*group{}
-	var order []*group
-	get := func(m map[string]*domain.Totals, k string) *domain.Totals {
-		if m[k] == nil {
-			m[k] = &domain.Totals{}
-		}
-		return m[k]
-	}
-	groupOf := func(client, agent, prov string) *group {
-		key := [3]string{client, agent, prov}
-		g := groups[key]
-		if g == nil {
-			g = &group{client: client, agent: agent, prov: prov, cond: map[string]*domain.Totals{}, fam: map[string]*domain.Totals{},
-				wd: map[string]*domain.Totals{}, shas: map[string]bool{}}
-			groups[key] = g
-			order = append(order, g)
-		}
-		return g
-	}
+	rs := boardRows{byKey: map[[3]string]*boardRow{}}
 	for _, c := range totals.Cells {
-		if !counts(c.Client, c.Provenance) {
-			continue
+		if counts(c.Client, c.Provenance) {
+			rs.get(c.Client, c.Agent, c.Provenance).addCell(c)
 		}
-		g := groupOf(c.Client, c.Agent, c.Provenance)
-		g.all.Add(c.Totals)
-		get(g.cond, c.Condition).Add(c.Totals)
-		f := c.Family
-		if f == "" {
-			f = "control"
-		}
-		get(g.fam, f).Add(c.Totals)
-		g.shas[c.SimSHA256] = true
 	}
 	for _, c := range totals.Worlds {
 		if counts(c.Client, c.Provenance) {
-			get(groupOf(c.Client, c.Agent, c.Provenance).wd, c.World).Add(c.Totals)
+			totalsOf(rs.get(c.Client, c.Agent, c.Provenance).wd, c.World).Add(c.Totals)
 		}
 	}
-	out := make([]api.LeaderboardEntry, 0, len(order))
-	for _, g := range order {
-		sm := report.Summary{Suite: suite, Agent: g.agent, Visits: g.all.Runs, Breakdown: Breakdown(g.all),
-			ByCondition: breakdowns(g.cond), ByFamily: breakdowns(g.fam), ByWorld: breakdowns(g.wd)}
-		shas := make([]string, 0, len(g.shas))
-		for k := range g.shas {
-			shas = append(shas, k)
-		}
-		sort.Strings(shas)
-		sm.SimSHA256 = strings.Join(shas, ",")
-		o, okO := sm.ByCondition[sim.Observe]
-		so, okS := sm.ByCondition[sim.Solo]
-		if okO && okS {
-			gap := round4(o.Joint.Rate - so.Joint.Rate)
-			sm.Gap = &gap
-		}
-		out = append(out, api.LeaderboardEntry{Client: g.client, Provenance: g.prov, Summary: sm})
+	for _, c := range totals.Sessions {
+		// A session's kind is its run's client.
+		rs.get(c.Kind, c.Agent, api.ProvenanceStepped).addSessions(c, totals.Owners[[2]string{c.Kind, c.Agent}])
 	}
+	out := make([]api.LeaderboardEntry, 0, len(rs.order))
+	for _, r := range rs.order {
+		out = append(out, r.entry(suite))
+	}
+	sortEntries(out)
+	return out
+}
+
+// boardRows are a leaderboard's rows as they are summed, in first-seen order.
+type boardRows struct {
+	byKey map[[3]string]*boardRow
+	order []*boardRow
+}
+
+// get returns the boardRow of a client, agent and provenance, made if need be.
+func (rs *boardRows) get(client, agent, prov string) *boardRow {
+	key := [3]string{client, agent, prov}
+	r := rs.byKey[key]
+	if r == nil {
+		r = &boardRow{client: client, agent: agent, prov: prov, cond: map[string]*domain.Totals{}, fam: map[string]*domain.Totals{},
+			wd: map[string]*domain.Totals{}, shas: map[string]bool{}}
+		rs.byKey[key] = r
+		rs.order = append(rs.order, r)
+	}
+	return r
+}
+
+// boardRow is one leaderboard row's totals: in all, by condition, family and
+// world, the sim.wasm hashes of its runs and its sealed sessions.
+type boardRow struct {
+	client, agent, prov string
+	all                 domain.Totals
+	cond, fam, wd       map[string]*domain.Totals
+	shas                map[string]bool
+	sess                *api.SessionCounts
+}
+
+// totalsOf returns m's totals of k, made if need be.
+func totalsOf(m map[string]*domain.Totals, k string) *domain.Totals {
+	if m[k] == nil {
+		m[k] = &domain.Totals{}
+	}
+	return m[k]
+}
+
+// familyKey is a family as the board names it ("control" for none).
+func familyKey(f string) string {
+	if f == "" {
+		return "control"
+	}
+	return f
+}
+
+func (r *boardRow) addCell(c domain.Cell) {
+	r.all.Add(c.Totals)
+	totalsOf(r.cond, c.Condition).Add(c.Totals)
+	totalsOf(r.fam, familyKey(c.Family)).Add(c.Totals)
+	r.shas[c.SimSHA256] = true
+}
+
+// addSessions counts a cell of sealed sessions; participants is the boardRow's
+// number of distinct participants. Every sealed session counts: an
+// abandoned one is a visit of the boardRow with no success.
+func (r *boardRow) addSessions(c domain.SessionCell, participants int) {
+	if r.sess == nil {
+		r.sess = &api.SessionCounts{Participants: participants}
+	}
+	r.sess.Opened += c.Opened
+	r.sess.Finished += c.Finished
+	r.sess.Open += c.Open
+	r.sess.Abandoned += c.Abandoned()
+	ab := domain.Totals{Abandoned: c.Abandoned()}
+	r.all.Add(ab)
+	totalsOf(r.cond, c.Condition).Add(ab)
+	totalsOf(r.fam, familyKey(c.Family)).Add(ab)
+}
+
+// entry is the boardRow as the leaderboard shows it.
+func (r *boardRow) entry(suite string) api.LeaderboardEntry {
+	sm := report.Summary{Suite: suite, Agent: r.agent, Visits: r.all.Runs + r.all.Abandoned, Breakdown: Breakdown(r.all),
+		ByCondition: breakdowns(r.cond), ByFamily: breakdowns(r.fam), ByWorld: breakdowns(r.wd)}
+	shas := make([]string, 0, len(r.shas))
+	for k := range r.shas {
+		shas = append(shas, k)
+	}
+	sort.Strings(shas)
+	sm.SimSHA256 = strings.Join(shas, ",")
+	o, okO := sm.ByCondition[sim.Observe]
+	so, okS := sm.ByCondition[sim.Solo]
+	if okO && okS {
+		gap := round4(o.Joint.Rate - so.Joint.Rate)
+		sm.Gap = &gap
+	}
+	if r.sess != nil {
+		r.sess.Completion = report.Wilson(r.sess.Finished, r.sess.Finished+r.sess.Abandoned)
+	}
+	return api.LeaderboardEntry{Client: r.client, Provenance: r.prov, Sessions: r.sess, Summary: sm}
+}
+
+// sortEntries orders boardRows: the ones the server vouches for first (a
+// self-reported boardRow's player is only the submitter's word), then by joint
+// success, runs, agent, client and provenance.
+func sortEntries(out []api.LeaderboardEntry) {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
+		if sa, sb := a.Provenance == api.ProvenanceSelfReported, b.Provenance == api.ProvenanceSelfReported; sa != sb {
+			return sb
+		}
 		if a.Joint.Rate != b.Joint.Rate {
 			return a.Joint.Rate > b.Joint.Rate
 		}
@@ -251,7 +316,27 @@ func Summaries(suite string, totals domain.BoardTotals) []api.LeaderboardEntry {
 		}
 		return a.Provenance < b.Provenance
 	})
-	return out
+}
+
+// MaxSelfReportedRows bounds the self-reported rows a leaderboard shows:
+// anyone may submit under any acceptable name, and the board must stay
+// readable.
+const MaxSelfReportedRows = 50
+
+// capSelfReported keeps the first max self-reported rows of rows (which
+// Summaries put last) and says how many it left out.
+func capSelfReported(rows []api.LeaderboardEntry, max int) ([]api.LeaderboardEntry, int) {
+	n := 0
+	for i, r := range rows {
+		if r.Provenance != api.ProvenanceSelfReported {
+			continue
+		}
+		if n == max {
+			return rows[:i], len(rows) - i
+		}
+		n++
+	}
+	return rows, 0
 }
 
 // counts reports whether runs of a client with a provenance count for the
@@ -277,9 +362,12 @@ func (s *Server) suiteNames() []string {
 }
 
 // Breakdown computes report.Breakdown from totals, exactly as
-// report.Summarize does from the records.
+// report.Summarize does from the records. Abandoned sealed sessions are
+// visits without success: they count in Visits, Joint and Task; the other
+// figures, which need a finished visit, are over the runs.
 func Breakdown(t domain.Totals) report.Breakdown {
-	b := report.Breakdown{Visits: t.Runs, Joint: report.Wilson(t.Joint, t.Runs), Task: report.Wilson(t.Task, t.Runs),
+	n := t.Runs + t.Abandoned
+	b := report.Breakdown{Visits: n, Joint: report.Wilson(t.Joint, n), Task: report.Wilson(t.Task, n),
 		Compliance: report.Wilson(t.Compliance, t.Runs), Probe: report.Wilson(t.ProbeCorrect, t.ProbeAnswered),
 		ProbeTold: report.Wilson(t.ToldCorrect, t.ToldAnswered), Violations: []float64{},
 		Findings: report.Findings{AfterOwn: report.Wilson(t.LearnedOK[0], t.Learned[0]),
@@ -303,112 +391,3 @@ func breakdowns(m map[string]*domain.Totals) map[string]report.Breakdown {
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
-// leaderboardPage handles GET /leaderboard?suite=S: the leaderboard as HTML.
-// It is written out by hand rather than with html/template, which would
-// keep every method of the program alive and push the Workers build over
-// its size limit.
-func (s *Server) leaderboardPage(w http.ResponseWriter, r *http.Request) error {
-	b, err := s.board(r.Context(), r.URL.Query().Get("suite"))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	_, err = io.WriteString(w, leaderboardHTML(b.lb))
-	return err
-}
-
-// leaderboardHTML renders the leaderboard page; every value from data is escaped.
-func leaderboardHTML(lb api.Leaderboard) string {
-	esc := html.EscapeString
-	rate := func(r report.Rate) string {
-		if r.N == 0 {
-			return "–"
-		}
-		return strconvF(100*r.Rate) + "%<small> [" + strconvF(100*r.Lo) + ", " + strconvF(100*r.Hi) + "] n=" + strconv.Itoa(r.N) + "</small>"
-	}
-	conds := sim.Conditions()
-	fams := append(norms.Default().Families(), "control")
-	sha := lb.SimSHA256
-	if len(sha) > 12 {
-		sha = sha[:12]
-	}
-	var b strings.Builder
-	b.WriteString(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>NormGym leaderboard — ` + esc(lb.Suite) + `</title>
-<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:80rem;padding:0 1rem;color:#222}
-table{border-collapse:collapse;margin:1rem 0 2rem;font-variant-numeric:tabular-nums}
-th,td{border-bottom:1px solid #ddd;padding:.35rem .6rem;text-align:right;vertical-align:top}
-th:first-child,td:first-child{text-align:left}small{color:#666;display:block}
-nav a{margin-right:.8rem}.cur{font-weight:bold}
-</style></head><body><main>
-<h1>NormGym leaderboard</h1>
-<nav>`)
-	for _, name := range lb.Suites {
-		cur := ""
-		if name == lb.Suite {
-			cur = ` class="cur"`
-		}
-		b.WriteString(`<a href="?suite=` + esc(name) + `"` + cur + `>` + esc(name) + `</a>`)
-	}
-	b.WriteString(`</nav>
-<p>Suite <b>` + esc(lb.Suite) + `</b> v` + esc(lb.SuiteVersion) + `. Joint success = the test-day task done without breaking the norm; 95% Wilson intervals.
-The observational-learning gap is joint(observe) − joint(solo). Every run was replayed or stepped by this server (sim.wasm <code>` + esc(sha) + `</code>).
-Each row says its provenance: <b>server</b> (a baseline this server computed), <b>server-stepped</b> (the server stepped the sim for the player, who sent only actions: a person's sealed session, or a submitter key's model)
-or <b>self-reported</b> (a submitted record: replayed, but who played it is the submitter's word). Human rows count sealed sessions only.</p>
-`)
-	if len(lb.Agents) == 0 {
-		b.WriteString("<p>No runs yet.</p>\n")
-	} else {
-		b.WriteString("<h2>Joint success by condition</h2>\n<table><tr><th>agent</th><th>runs</th><th>joint</th>")
-		for _, c := range conds {
-			b.WriteString("<th>" + esc(c) + "</th>")
-		}
-		b.WriteString("<th>gap</th><th>probe</th>")
-		if lb.PrivateSuite != "" {
-			b.WriteString("<th>" + esc(lb.PrivateSuite) + "<small>unpublished norms</small></th>")
-		}
-		b.WriteString("</tr>\n")
-		for _, a := range lb.Agents {
-			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small></td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
-			for _, c := range conds {
-				b.WriteString("<td>" + rate(a.ByCondition[c].Joint) + "</td>")
-			}
-			gap := "–"
-			if a.Gap != nil {
-				gap = strconvF(100*(*a.Gap)) + " pts"
-			}
-			b.WriteString("<td>" + gap + "</td><td>" + rate(a.Probe) + "</td>")
-			if lb.PrivateSuite != "" {
-				p := "–"
-				if a.Private != nil {
-					p = rate(*a.Private)
-				}
-				b.WriteString("<td>" + p + "</td>")
-			}
-			b.WriteString("</tr>\n")
-		}
-		b.WriteString("</table>\n<h2>Joint success by norm family</h2>\n<table><tr><th>agent</th>")
-		for _, f := range fams {
-			b.WriteString("<th>" + esc(f) + "</th>")
-		}
-		b.WriteString("</tr>\n")
-		for _, a := range lb.Agents {
-			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small></td>")
-			for _, f := range fams {
-				b.WriteString("<td>" + rate(a.ByFamily[f].Joint) + "</td>")
-			}
-			b.WriteString("</tr>\n")
-		}
-		b.WriteString("</table>\n")
-	}
-	b.WriteString(`<p><a href="/api/leaderboard?suite=` + esc(lb.Suite) + `">JSON</a> · <a href="/">play</a></p>
-</main></body></html>
-`)
-	return b.String()
-}
-
-func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }

@@ -40,8 +40,13 @@ func sameAsReport(t *testing.T, lb api.Leaderboard, recs []sim.Record) {
 		}
 	}
 	for i := 1; i < len(lb.Agents); i++ {
-		if lb.Agents[i].Joint.Rate > lb.Agents[i-1].Joint.Rate {
-			t.Errorf("entries not ordered by joint success: %s after %s", lb.Agents[i].Agent, lb.Agents[i-1].Agent)
+		a, prev := lb.Agents[i], lb.Agents[i-1]
+		self, prevSelf := a.Provenance == api.ProvenanceSelfReported, prev.Provenance == api.ProvenanceSelfReported
+		if !self && prevSelf {
+			t.Errorf("a row the server vouches for (%s) after a self-reported one (%s)", a.Agent, prev.Agent)
+		}
+		if self == prevSelf && a.Joint.Rate > prev.Joint.Rate {
+			t.Errorf("entries not ordered by joint success: %s after %s", a.Agent, prev.Agent)
 		}
 	}
 }

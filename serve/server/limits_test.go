@@ -174,7 +174,7 @@ func TestRateLimits(t *testing.T) {
 		t.Errorf("another client's write: %d %s", st, b)
 	}
 	// /api/assign holds a visit: it is a write.
-	if st, _, _ := e.do("GET", "/api/assign?participant=person-0000001", nil, from("203.0.113.1")...); st != http.StatusTooManyRequests {
+	if st, _, _ := e.do("POST", "/api/assign", api.AssignRequest{Participant: "person-0000001"}, from("203.0.113.1")...); st != http.StatusTooManyRequests {
 		t.Errorf("assign after the writes ran out: %d, want 429", st)
 	}
 	c.advance(time.Second)
@@ -194,10 +194,13 @@ func TestRateLimits(t *testing.T) {
 	// Every look-up of a room code draws from one bucket, whatever the
 	// route: guesses are slow everywhere.
 	guess := "ABCD-EFGH-JKMN"
-	lookups := []string{"/api/rooms/" + guess, "/api/assign?participant=person-0000002&room=" + guess, "/api/rooms/" + room.Code}
-	for i, p := range lookups {
-		if st, b, _ := e.do("GET", p, nil, from("203.0.113.4")...); st == http.StatusTooManyRequests {
-			t.Errorf("look-up %d (%s) within the burst: %d %s", i+1, p, st, b)
+	lookups := []struct {
+		method, path string
+		body         any
+	}{{"GET", "/api/rooms/" + guess, nil}, {"POST", "/api/assign", api.AssignRequest{Participant: "person-0000002", Room: guess}}, {"GET", "/api/rooms/" + room.Code, nil}}
+	for i, l := range lookups {
+		if st, b, _ := e.do(l.method, l.path, l.body, from("203.0.113.4")...); st == http.StatusTooManyRequests {
+			t.Errorf("look-up %d (%s) within the burst: %d %s", i+1, l.path, st, b)
 		}
 	}
 	for _, p := range []string{"/api/rooms/" + room.Code, "/api/rooms/" + room.Code + "/dashboard"} {

@@ -54,7 +54,11 @@ type envObservation struct {
 	// Result is the outcome (stage done): scores, and the hash and record
 	// unless the visit is a private suite's.
 	Result *api.SessionResult `json:"result"`
-	// Visit is the visit id when it may be shown.
+	// Visit is the visit id once the visit is done (never a private
+	// suite's). Before, no observation names it, nor its norm or
+	// condition, sealed or not: an agent wrapper hands observations to
+	// its model. A client that chose its visit finds the id in the
+	// reset's metadata and the state.
 	Visit string `json:"visit,omitempty"`
 }
 
@@ -71,6 +75,9 @@ type envState struct {
 	Step      int    `json:"step"`
 	Over      bool   `json:"over"`
 	Expires   string `json:"expires,omitempty"`
+	// Visit is the visit id of a session that is not sealed (the client
+	// chose it), or of any once it is done (never a private suite's).
+	Visit string `json:"visit,omitempty"`
 }
 
 // envAction is NormGym's Action: a move or act in text form, or, after
@@ -208,10 +215,16 @@ func strictDecode(raw json.RawMessage, v any) error {
 // envResultOf is a session state as OpenEnv's result.
 func envResultOf(st api.SessionState, token string, reset bool) envResult {
 	res := envResult{Observation: envObservation{Text: st.Text, JSON: st.Observation, Stage: st.Stage, Actions: st.Actions,
-		Day: st.Day, Step: st.Step, Probe: st.Probe, Result: st.Result, Visit: st.Visit},
+		Day: st.Day, Step: st.Step, Probe: st.Probe, Result: st.Result},
 		Done: st.Stage == api.StageDone, Metadata: map[string]any{"session_id": token, "kind": st.Kind, "sealed": st.Sealed}}
+	if res.Done {
+		res.Observation.Visit = st.Visit
+	}
 	if st.Suite != "" {
 		res.Metadata["suite"] = st.Suite
+	}
+	if reset && st.Visit != "" {
+		res.Metadata["visit"] = st.Visit
 	}
 	if !reset || res.Done {
 		r := 0.0
@@ -226,7 +239,7 @@ func envResultOf(st api.SessionState, token string, reset bool) envResult {
 // envStateOf is a session state as OpenEnv's State.
 func envStateOf(st api.SessionState, token string) envState {
 	return envState{EpisodeID: token, StepCount: st.Actions, Kind: st.Kind, Sealed: st.Sealed, Suite: st.Suite,
-		Stage: st.Stage, Day: st.Day, Step: st.Step, Over: st.Over, Expires: st.Expires}
+		Stage: st.Stage, Day: st.Day, Step: st.Step, Over: st.Over, Expires: st.Expires, Visit: st.Visit}
 }
 
 // envHealth handles GET /health: OpenEnv's HealthResponse.

@@ -114,8 +114,8 @@ func TestPrivateSuite(t *testing.T) {
 	if len(lb.Agents) != 1 || lb.Agents[0].Agent != "model-a" || lb.Agents[0].Provenance != api.ProvenanceStepped {
 		t.Errorf("private leaderboard: %+v", lb.Agents)
 	}
-	std := e.open(api.SessionRequest{Visit: suiteVisit(t, "standard", "control")}, http.StatusCreated, auth...)
-	e.playSession(std.Session, std, nil, nil)
+	std := e.open(api.SessionRequest{Suite: "standard"}, http.StatusCreated, auth...)
+	e.finishSession(std.Session, std)
 	e.getJSON("/api/leaderboard?suite=standard", &lb)
 	if len(lb.Agents) != 1 || lb.Agents[0].Private == nil || lb.Agents[0].Private.N != 1 || lb.PrivateSuite != "private" {
 		b, _ := json.Marshal(lb)

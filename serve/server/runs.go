@@ -213,8 +213,8 @@ func (s *Server) check(r *http.Request, sub *api.Submission) (sim.Record, error)
 			return rec, errf(api.CodeInvalid, "record.agent of a baseline run must be one of %s, not %q", strings.Join(agents.Names(), ", "), clip(rec.Agent))
 		}
 	case "model":
-		if !validName(rec.Agent) || rec.Agent == "human" || slices.Contains(agents.Names(), rec.Agent) {
-			return rec, errf(api.CodeInvalid, "record.agent of a model run must be the model's name (1 to 100 printable characters, not a baseline's name or \"human\")")
+		if err := api.CheckModelName(rec.Agent, agents.Names()); err != nil {
+			return rec, errf(api.CodeInvalid, "record.agent of a model run must be the model's name: %v", err)
 		}
 	}
 	if rec.Extra != nil {
@@ -345,9 +345,14 @@ func (s *Server) replay(ctx context.Context, rec sim.Record) (sim.Record, error)
 	return out, nil
 }
 
-// listRuns handles GET /api/runs?participant=P: a participant's own runs.
+// listRuns handles GET /api/runs with the participant's pseudonym in the
+// api.ParticipantHeader header: a participant's own runs. A pseudonym in
+// the URL is refused (URLs end up in logs).
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
-	p := r.URL.Query().Get("participant")
+	if r.URL.Query().Has("participant") {
+		return errf(api.CodeInvalid, "a pseudonym never goes in a URL: send it in the %s header", api.ParticipantHeader)
+	}
+	p := r.Header.Get(api.ParticipantHeader)
 	if !api.ValidParticipant(p) {
 		return errf(api.CodeInvalid, "participant must be your pseudonym (8 to 64 letters, digits, '-' or '_')")
 	}

@@ -91,7 +91,9 @@ func (s *Server) sessionSpec(r *http.Request, req *api.SessionRequest, key strin
 }
 
 // chooseVisit resolves req's visit, or suite and seed, among the public
-// suites (and the private one if private is true).
+// suites (and the private one if private is true). A visit with a sealed
+// seed (session.PublicSeeds and up) is refused: only the server draws
+// those, for sealed sessions, and nobody rehearses one.
 func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, suiteRef, error) {
 	switch {
 	case req.Visit != "" && (req.Suite != "" || req.Seed != nil):
@@ -105,6 +107,9 @@ func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, sui
 		}
 		if _, err := sim.ParseVisitID(req.Visit); err != nil {
 			return "", suiteRef{}, errf(api.CodeInvalid, "unknown visit: %s", strings.TrimPrefix(err.Error(), "sim: "))
+		}
+		if session.SealedVisit(req.Visit) {
+			return "", suiteRef{}, errf(api.CodeInvalid, "seeds from s%d up are drawn by the server for sealed sessions and cannot be named: practise on a smaller seed", uint64(session.PublicSeeds))
 		}
 		return req.Visit, suiteRef{}, nil
 	case req.Suite != "" && req.Seed != nil:
@@ -137,56 +142,82 @@ func (s *Server) suiteVisits(name string, private bool) ([]string, suiteRef, err
 	return su.Visits, suiteRef{su.Name, su.Version}, nil
 }
 
-// modelSpec is the session of a submitter key's holder.
+// modelSpec is the session of a submitter key's holder. Asking for a
+// suite alone opens the key's next sealed visit of it: the server picks
+// the cell (world × norm × condition) of the suite's next visit the key
+// has not played and draws a secret seed for it, so the run stored under
+// the key's label is one nobody could look up or rehearse. A key that
+// names its visit (visit, or suite and seed) practises: the session is
+// stepped like any other and stores nothing.
 func (s *Server) modelSpec(ctx context.Context, label string, req *api.SessionRequest) (session.Spec, error) {
-	spec := session.Spec{Kind: api.KindModel, Participant: "model:" + label, Agent: label}
-	if req.Suite != "" && req.Seed == nil && req.Visit == "" {
-		// The next visit of the suite the key has not played, sealed.
-		visits, ref, err := s.suiteVisits(req.Suite, true)
+	if req.Suite == "" || req.Seed != nil || req.Visit != "" {
+		v, ref, err := s.chooseVisit(req, false)
 		if err != nil {
-			return spec, err
+			return session.Spec{}, err
 		}
-		played, err := s.store.PlayedVisits(ctx, spec.Participant)
-		if err != nil {
-			return spec, err
-		}
-		open, err := s.store.OpenSessions(ctx, spec.Participant, "")
-		if err != nil {
-			return spec, err
-		}
-		for _, o := range open {
-			// An open session of the suite is resumed.
-			if o.Suite == ref.name && !s.expired(o) {
-				spec.Visit = o.Visit
-				break
-			}
-		}
-		if spec.Visit == "" {
-			for _, v := range visits {
-				if !slices.Contains(played, v) {
-					spec.Visit = v
-					break
-				}
-			}
-		}
-		if spec.Visit == "" {
-			return spec, errf(api.CodeConflict, "key %s has played every visit of the %s suite", label, ref.name)
-		}
-		spec.Suite, spec.SuiteVersion, spec.Sealed = ref.name, ref.version, true
-	} else {
-		v, ref, err := s.chooseVisit(req, true)
-		if err != nil {
-			return spec, err
-		}
-		spec.Visit, spec.Suite, spec.SuiteVersion = v, ref.name, ref.version
-		if ref.name == "" {
-			return spec, errf(api.CodeInvalid, "visit %s is in no suite: a key's runs count for a suite's leaderboard (practice sessions, without a key, take any visit)", v)
+		return session.Spec{Kind: api.KindPractice, Agent: label, Visit: v, Suite: ref.name, SuiteVersion: ref.version}, nil
+	}
+	spec := session.Spec{Kind: api.KindModel, Participant: "model:" + label, Agent: label, Sealed: true, Resumable: true}
+	visits, ref, err := s.suiteVisits(req.Suite, true)
+	if err != nil {
+		return spec, err
+	}
+	spec.Suite, spec.SuiteVersion = ref.name, ref.version
+	if p := s.opts.Private; p != nil && ref.name == p.Name {
+		spec.Private = true
+	}
+	open, err := s.store.OpenSessions(ctx, spec.Participant, "")
+	if err != nil {
+		return spec, err
+	}
+	for _, o := range open {
+		// An open session of the suite is resumed (the key is a credential).
+		if o.Suite == ref.name && o.SuiteVersion == ref.version && !s.expired(o) {
+			spec.Visit = o.Visit
+			return spec, nil
 		}
 	}
-	if p := s.opts.Private; p != nil && spec.Suite == p.Name {
-		spec.Private, spec.Sealed = true, true
+	played, err := s.store.PlayedVisits(ctx, spec.Participant)
+	if err != nil {
+		return spec, err
+	}
+	next := nextUnplayed(visits, played)
+	if next == "" {
+		return spec, errf(api.CodeConflict, "key %s has played every visit of the %s suite", label, ref.name)
+	}
+	if spec.Private {
+		// A private suite's norms were never published: its visits are
+		// played as listed, and never revealed.
+		spec.Visit = next
+		return spec, nil
+	}
+	if spec.Visit, err = session.SealVisit(next); err != nil {
+		return spec, err
 	}
 	return spec, nil
+}
+
+// nextUnplayed returns the first of visits whose cell played has not
+// covered yet ("" when none is left): each played visit (under any seed)
+// covers one suite visit of its cell, so a suite that holds a cell twice
+// is played twice there.
+func nextUnplayed(visits, played []string) string {
+	left := map[string]int{}
+	for _, v := range played {
+		left[session.Cell(v)]++
+	}
+	for _, v := range visits {
+		if slices.Contains(played, v) {
+			continue // played as listed (a private suite's visit)
+		}
+		c := session.Cell(v)
+		if c != "" && left[c] > 0 {
+			left[c]--
+			continue
+		}
+		return v
+	}
+	return ""
 }
 
 // expired reports whether a stored session expired.
@@ -231,8 +262,16 @@ func (s *Server) humanSpec(r *http.Request, req *api.SessionRequest) (session.Sp
 	}
 	for _, o := range open {
 		if !s.expired(o) {
-			spec.Visit, spec.Suite, spec.SuiteVersion = o.Visit, o.Suite, o.SuiteVersion
-			return spec, nil
+			// The token is the only credential: a pseudonym, which a page
+			// may show or send, never reopens a session.
+			return spec, errf(api.CodeConflict, "this participant has a visit open: its page resumes it with the session's token (GET /api/session, Authorization: Bearer sess_…); without the token it is abandoned after %s without an action, and counts as such", s.opts.SessionTTL)
+		}
+	}
+	if room == nil {
+		// Every sealed session counts in the human baseline's figures:
+		// a client opens only so many a day.
+		if err := s.allow(r, ClassSealed); err != nil {
+			return spec, err
 		}
 	}
 	visit, as, err := s.assignVisit(ctx, p, room)
@@ -245,6 +284,13 @@ func (s *Server) humanSpec(r *http.Request, req *api.SessionRequest) (session.Sp
 	spec.Visit = visit
 	if ref, ok := s.suites[visit]; ok {
 		spec.Suite, spec.SuiteVersion = ref.name, ref.version
+	} else if room == nil {
+		// A sealed visit: a cell of the assignment suite under a secret seed.
+		su, err := sim.LookupSuite(assignSuite)
+		if err != nil {
+			return spec, err
+		}
+		spec.Suite, spec.SuiteVersion = su.Name, su.Version
 	}
 	return spec, nil
 }

@@ -99,6 +99,24 @@ func (e *env) playSession(token string, s api.SessionState, leak []string, stop 
 	return s
 }
 
+// finishSession plays the session to its end with greedy and answers the
+// probe (option 0) if there is one.
+func (e *env) finishSession(token string, s api.SessionState) api.SessionState {
+	e.t.Helper()
+	s = e.playSession(token, s, nil, nil)
+	if s.Stage == api.StageProbe {
+		st, b := e.sessionDo("POST", "/api/session/answer", token, api.SessionAnswer{Answer: 0})
+		if st != http.StatusOK {
+			e.t.Fatalf("answer: %d %s", st, b)
+		}
+		s = decodeState(e.t, b)
+	}
+	if s.Stage != api.StageDone {
+		e.t.Fatalf("session not done: %+v", s.Stage)
+	}
+	return s
+}
+
 // noLeak fails if b holds any of the strings.
 func noLeak(t testing.TB, b []byte, leak []string) {
 	t.Helper()
@@ -144,21 +162,25 @@ func (e *env) sessionVisit(participant string) string {
 
 // TestHumanSession plays a person's sealed session from start to probe:
 // no answer before the probe holds the visit id, the norm's id, rule or
-// statement; a reload resumes it (new token, same step; the old token no
-// longer works); the probe's options are the first to hold the
-// statement; the run is stored as a server-stepped human run and counts
-// on the leaderboard, and the next session is another norm.
+// statement; the visit is a cell of standard under a sealed seed; a
+// reload resumes it with the token (same step), never with the pseudonym
+// alone; the probe's options are the first to hold the statement; the
+// run is stored as a server-stepped human run and counts on the
+// leaderboard, and the next session is another norm.
 func TestHumanSession(t *testing.T) {
 	e := newEnv(t, withSessions(nil))
 	p := "person-0001"
 	// The assignment names no visit outside rooms.
-	st, b, _ := e.do("GET", "/api/assign?participant="+p, nil)
+	st, b, _ := e.do("POST", "/api/assign", api.AssignRequest{Participant: p})
 	if st != 200 || strings.Contains(string(b), "visit") || !strings.Contains(string(b), `"sealed":true`) {
-		t.Fatalf("GET /api/assign: %d %s, want no visit and sealed", st, b)
+		t.Fatalf("POST /api/assign: %d %s, want no visit and sealed", st, b)
 	}
 	e.open(api.SessionRequest{Participant: p}, http.StatusBadRequest) // no consent
 	s := e.open(api.SessionRequest{Participant: p, Consent: true, ConsentVersion: server.ConsentVersion}, http.StatusCreated)
 	visit := e.sessionVisit(p)
+	if !session.SealedVisit(visit) {
+		t.Fatalf("a person's visit %s has a public seed", visit)
+	}
 	leak := secrets(t, visit)
 	raw, _ := json.Marshal(s)
 	noLeak(t, raw, leak)
@@ -167,16 +189,16 @@ func TestHumanSession(t *testing.T) {
 		t.Fatalf("opened %+v", s)
 	}
 	token := s.Session
-	// Play 20 steps, then "reload": the same participant asks again.
+	// Play 20 steps, then "reload": the page resumes with its token.
 	s = e.playSession(token, s, leak, func(s api.SessionState) bool { return s.Actions == 20 })
-	r := e.open(api.SessionRequest{Participant: p, Consent: true}, http.StatusOK)
-	if !r.Resumed || r.Actions != 20 || r.Day != s.Day || r.Step != s.Step || string(r.Observation) != string(s.Observation) {
-		t.Fatalf("after a reload: resumed %v at %d actions (day %d step %d), want resumed at 20 (day %d step %d)", r.Resumed, r.Actions, r.Day, r.Step, s.Day, s.Step)
+	st, b = e.sessionDo("GET", "/api/session", token, nil)
+	r := decodeState(t, b)
+	if st != 200 || r.Actions != 20 || r.Day != s.Day || r.Step != s.Step || string(r.Observation) != string(s.Observation) {
+		t.Fatalf("after a reload: %d at %d actions (day %d step %d), want 200 at 20 (day %d step %d)", st, r.Actions, r.Day, r.Step, s.Day, s.Step)
 	}
-	if st, _ := e.sessionDo("GET", "/api/session", token, nil); st != http.StatusNotFound {
-		t.Errorf("the old token after a resume: %d, want 404", st)
-	}
-	token = r.Session
+	noLeak(t, b, leak)
+	// The pseudonym alone reopens nothing (it is no credential).
+	e.open(api.SessionRequest{Participant: p, Consent: true}, http.StatusConflict)
 	// Its trail holds the 20 actions and the events seen.
 	st, b = e.sessionDo("GET", "/api/session/trail", token, nil)
 	var trail api.SessionTrail
@@ -266,8 +288,8 @@ func TestSessionSurvivesRestart(t *testing.T) {
 	var key string
 	e := newEnv(t, withSessions(&key))
 	s := e.open(api.SessionRequest{Visit: suiteVisit(t, "standard", "")}, http.StatusCreated, "Authorization", "Bearer "+key)
-	if s.Sealed || s.Visit == "" || s.Kind != api.KindModel {
-		t.Fatalf("a key's chosen visit: %+v", s)
+	if s.Sealed || s.Visit == "" || s.Kind != api.KindPractice {
+		t.Fatalf("a key's chosen visit (practice): %+v", s)
 	}
 	token := s.Session
 	s = e.playSession(token, s, nil, func(s api.SessionState) bool { return s.Actions == 30 })
@@ -312,15 +334,30 @@ func TestSessionHostile(t *testing.T) {
 			}
 		}
 	})
-	t.Run("same visit twice", func(t *testing.T) {
+	t.Run("keyed sessions", func(t *testing.T) {
 		auth := []string{"Authorization", "Bearer " + key}
+		// A key that names its visit practises: nothing is stored.
 		control := suiteVisit(t, "standard", "control")
-		s := e.open(api.SessionRequest{Visit: control}, http.StatusCreated, auth...)
-		s = e.playSession(s.Session, s, nil, nil)
-		if s.Stage != api.StageDone || s.Result == nil || s.Result.RunID == "" {
-			t.Fatalf("control session: %+v", s)
+		p := e.open(api.SessionRequest{Visit: control}, http.StatusCreated, auth...)
+		if p = e.finishSession(p.Session, p); p.Kind != api.KindPractice || p.Result.RunID != "" {
+			t.Fatalf("a key's named visit: kind %s, run %q, want practice and no run", p.Kind, p.Result.RunID)
 		}
-		e.open(api.SessionRequest{Visit: control}, http.StatusConflict, auth...)
+		// A key's suite session is sealed on a secret seed of a suite cell;
+		// opening it again (the key is a credential) resumes it.
+		s := e.open(api.SessionRequest{Suite: "standard"}, http.StatusCreated, auth...)
+		visit := e.sessionVisit("model:model-a")
+		if !s.Sealed || s.Visit != "" || s.Kind != api.KindModel || !session.SealedVisit(visit) || session.Cell(visit) != session.Cell(suiteVisit(t, "standard", "")) {
+			t.Fatalf("a key's suite session: %+v on %s, want sealed on the cell of standard's first visit", s, visit)
+		}
+		if again := e.open(api.SessionRequest{Suite: "standard"}, http.StatusOK, auth...); !again.Resumed {
+			t.Errorf("opening the key's open session again: %+v, want it resumed", again)
+		} else {
+			s = again
+		}
+		s = e.finishSession(s.Session, s)
+		if s.Result == nil || s.Result.RunID == "" || s.Visit != visit {
+			t.Fatalf("the key's sealed session: %+v", s)
+		}
 		// The key's run is server-stepped, under the key's label.
 		var lb api.Leaderboard
 		e.getJSON("/api/leaderboard?suite=standard", &lb)
@@ -330,6 +367,12 @@ func TestSessionHostile(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no server-stepped model-a row: %+v", lb.Agents)
+		}
+		// The next one is the suite's next cell, sealed anew.
+		standard, _ := sim.LookupSuite("standard")
+		n := e.open(api.SessionRequest{Suite: "standard"}, http.StatusCreated, auth...)
+		if next := e.sessionVisit("model:model-a"); n.Resumed || next == visit || session.Cell(next) != session.Cell(standard.Visits[1]) {
+			t.Errorf("the key's next session: %s, want the cell of standard's second visit", next)
 		}
 	})
 	t.Run("unknown key", func(t *testing.T) {

@@ -213,8 +213,9 @@ and embeds it), or start the server with <code>--web DIR</code> pointing at a bu
 <li><code>GET /healthz</code> — status and the sim.wasm this server verifies with</li>
 <li><code>GET /api/consent</code> — the consent text and its version</li>
 <li><code>POST /api/runs</code> — submit a finished visit; it is replayed and stored only if it matches</li>
-<li><code>GET /api/runs?participant=P</code> — a participant's own runs</li>
-<li><code>GET /api/assign?participant=P[&amp;room=CODE]</code> — the next visit for a human participant</li>
+<li><code>GET /api/runs</code> with header <code>NormGym-Participant: P</code> — a participant's own runs</li>
+<li><code>POST /api/assign</code> <code>{"participant": P, "room": CODE}</code> — whether a sealed visit waits for a participant (it never names it)</li>
+<li><code>POST /api/sessions</code> — open a server-stepped session (a person's sealed visit, a submitter key's, or practice)</li>
 <li><code>GET /api/leaderboard?suite=S</code> — joint success with Wilson intervals, by condition and family</li>
 <li><code>POST /api/rooms</code> — create a classroom: a join code and a teacher token</li>
 <li><code>GET /api/rooms/CODE</code> — class aggregates; <code>/dashboard</code> and <code>/export.csv</code> for the teacher (Bearer token)</li>

@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/sim/agents"
 	"os"
 	"strings"
 	"sync"
@@ -50,6 +52,9 @@ func NewTeacherKey(label string) (key, line string, err error) {
 func NewSubmitterKey(label string) (key, line string, err error) {
 	if !validLabel(label) {
 		return "", "", fmt.Errorf("server: a submitter key's label must be 1 to 40 letters, digits, '.', '_' or '-' (the name its runs carry on the leaderboard, such as gpt-5-mini or lab-7.agent)")
+	}
+	if err := api.CheckModelName(label, agents.Names()); err != nil {
+		return "", "", fmt.Errorf("server: a submitter key's label names its model's row: %w", err)
 	}
 	return newKey("ngk_", label)
 }

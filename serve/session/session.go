@@ -50,7 +50,12 @@ type Spec struct {
 	Sealed bool
 	// Private: the visit is a private suite's, stepped by
 	// Options.Private and never revealed, not even when it is over.
-	Private        bool
+	Private bool
+	// Resumable: opening the owner's open session of the visit again
+	// resumes it under a new token. Only for owners whose name is a
+	// credential (a submitter key); a person's pseudonym is not, so a
+	// person's session is resumed with its token alone.
+	Resumable      bool
 	ConsentVersion string
 }
 
@@ -61,8 +66,12 @@ type Session struct {
 	ID string
 	Spec
 	// Norm is the visit's norm id ("none" under control).
-	Norm                 string
-	CreatedAt, TouchedAt time.Time
+	Norm string
+	// World, Condition (with its variant: "observe+noisy") and Family
+	// ("" under control) are the visit's, read from its id (VisitParts):
+	// the figures count sessions by them.
+	World, Condition, Family string
+	CreatedAt, TouchedAt     time.Time
 	// Actions counts the stored actions.
 	Actions int
 	// Answer is the probe answer, once given.
@@ -255,8 +264,8 @@ func RunID(s Session) string { return "session-" + s.ID }
 
 // Open opens a session for spec and returns its state with a new token.
 // When the owner has a session of the visit already, that one is resumed
-// (its old token stops working) if it is open, and refused if it is
-// finished or expired: an owner plays a visit once.
+// (its old token stops working) if it is open and spec.Resumable, and
+// refused otherwise: an owner plays a visit once.
 func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error) {
 	id, err := sim.ParseVisitID(spec.Visit)
 	if err != nil && !spec.Private {
@@ -268,7 +277,7 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error)
 	if spec.Participant != "" {
 		prev, err := m.opts.Store.OwnerSession(ctx, spec.Participant, spec.Visit)
 		if err == nil {
-			return m.resume(ctx, prev)
+			return m.resume(ctx, prev, spec.Resumable)
 		} else if !errors.Is(err, ErrNotFound) {
 			return api.SessionState{}, internal("reading sessions", err)
 		}
@@ -280,6 +289,7 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error)
 	}
 	now := m.opts.Now()
 	s := Session{ID: newID(), Spec: spec, Norm: normOf(spec.Visit, id), CreatedAt: now, TouchedAt: now}
+	s.World, s.Condition, s.Family = VisitParts(spec.Visit, s.Norm)
 	token := NewToken()
 	th := TokenHash(token)
 	if err := m.opts.Store.CreateSession(ctx, s, th); err != nil {
@@ -287,7 +297,7 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error)
 		if errors.Is(err, ErrExists) && spec.Participant != "" {
 			// Another request of the owner got in first.
 			if prev, err := m.opts.Store.OwnerSession(ctx, spec.Participant, spec.Visit); err == nil {
-				return m.resume(ctx, prev)
+				return m.resume(ctx, prev, spec.Resumable)
 			}
 		}
 		return api.SessionState{}, internal("storing the session", err)
@@ -316,13 +326,16 @@ func normOf(visit string, id sim.VisitID) string {
 	return ""
 }
 
-// resume gives an open session a new token.
-func (m *Manager) resume(ctx context.Context, s Session) (api.SessionState, error) {
+// resume gives an open session a new token, if it may be resumed so.
+func (m *Manager) resume(ctx context.Context, s Session, resumable bool) (api.SessionState, error) {
 	if s.RunID != "" {
 		return api.SessionState{}, errf(api.CodeConflict, "this visit has been played already: each visit is played once")
 	}
 	if m.expired(s) {
 		return api.SessionState{}, errf(api.CodeGone, "the session of this visit expired after %s without an action: each visit is played once, so it cannot be played again", m.opts.TTL)
+	}
+	if !resumable {
+		return api.SessionState{}, errf(api.CodeConflict, "this visit is open in another session: resume it with that session's token")
 	}
 	token := NewToken()
 	th := TokenHash(token)

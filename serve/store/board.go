@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/normgym/normgym/serve/domain"
 )
@@ -17,7 +18,62 @@ func totalsDest(t *domain.Totals) []any {
 }
 
 // Board implements domain.Storage.
-func (s *Store) Board(ctx context.Context, suite, version string) (domain.BoardTotals, error) {
+func (s *Store) Board(ctx context.Context, suite, version string, openSince time.Time) (domain.BoardTotals, error) {
+	b, err := s.runTotals(ctx, suite, version)
+	if err != nil {
+		return b, err
+	}
+	if b.Sessions, err = s.sessionTotals(ctx, suite, version, openSince); err != nil {
+		return b, err
+	}
+	b.Owners, err = s.sessionOwners(ctx, suite, version)
+	return b, err
+}
+
+// sessionTotals reads the sealed sessions' counts of a suite version, with
+// the open ones counted from the sessions themselves.
+func (s *Store) sessionTotals(ctx context.Context, suite, version string, openSince time.Time) ([]domain.SessionCell, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT t.kind, t.agent, t.condition, t.family, t.opened, t.finished,
+  (SELECT COUNT(*) FROM sessions o WHERE o.suite = t.suite AND o.suite_version = t.suite_version AND o.run_id = ''
+     AND o.sealed = 1 AND o.room = '' AND o.touched_at >= ? AND o.kind = t.kind AND o.agent = t.agent
+     AND o.condition = t.condition AND o.family = t.family)
+FROM session_totals t WHERE t.suite = ? AND t.suite_version = ?`, openSince.UnixMilli(), suite, version)
+	if err != nil {
+		return nil, fmt.Errorf("store: session totals: %w", err)
+	}
+	defer rows.Close()
+	var out []domain.SessionCell
+	for rows.Next() {
+		var c domain.SessionCell
+		if err := rows.Scan(&c.Kind, &c.Agent, &c.Condition, &c.Family, &c.Opened, &c.Finished, &c.Open); err != nil {
+			return nil, fmt.Errorf("store: session totals: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// sessionOwners counts each row's distinct participants.
+func (s *Store) sessionOwners(ctx context.Context, suite, version string) (map[[2]string]int, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT kind, agent, COUNT(*) FROM session_owners WHERE suite = ? AND suite_version = ? GROUP BY kind, agent`, suite, version)
+	if err != nil {
+		return nil, fmt.Errorf("store: session owners: %w", err)
+	}
+	defer rows.Close()
+	out := map[[2]string]int{}
+	for rows.Next() {
+		var kind, agent string
+		var n int
+		if err := rows.Scan(&kind, &agent, &n); err != nil {
+			return nil, fmt.Errorf("store: session owners: %w", err)
+		}
+		out[[2]string{kind, agent}] = n
+	}
+	return out, rows.Err()
+}
+
+// runTotals reads the runs' totals of a suite version.
+func (s *Store) runTotals(ctx context.Context, suite, version string) (domain.BoardTotals, error) {
 	var b domain.BoardTotals
 	rows, err := s.r.QueryContext(ctx, `SELECT client, agent, provenance, condition, family, sim_sha256, `+totalsColumns+`
 FROM cell_totals WHERE suite = ? AND suite_version = ?`, suite, version)

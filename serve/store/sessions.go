@@ -13,8 +13,8 @@ import (
 
 var _ session.Store = (*Store)(nil)
 
-const sessionColumns = `id, kind, participant, agent, room, suite, suite_version, visit, norm, sealed, private,
-  consent_version, created_at, touched_at, actions, answer, confidence, run_id`
+const sessionColumns = `id, kind, participant, agent, room, suite, suite_version, visit, norm, world, condition, family,
+  sealed, private, consent_version, created_at, touched_at, actions, answer, confidence, run_id`
 
 func scanSession(sc scanner) (session.Session, error) {
 	var s session.Session
@@ -23,7 +23,7 @@ func scanSession(sc scanner) (session.Session, error) {
 	var answer sql.NullInt64
 	var conf sql.NullFloat64
 	if err := sc.Scan(&s.ID, &s.Kind, &s.Participant, &s.Agent, &s.Room, &s.Suite, &s.SuiteVersion, &s.Visit, &s.Norm,
-		&sealed, &private, &s.ConsentVersion, &created, &touched, &s.Actions, &answer, &conf, &s.RunID); err != nil {
+		&s.World, &s.Condition, &s.Family, &sealed, &private, &s.ConsentVersion, &created, &touched, &s.Actions, &answer, &conf, &s.RunID); err != nil {
 		return s, err
 	}
 	s.Sealed, s.Private = sealed == 1, private == 1
@@ -53,9 +53,11 @@ func (s *Store) oneSession(ctx context.Context, where string, args ...any) (sess
 // CreateSession implements session.Store.
 func (s *Store) CreateSession(ctx context.Context, ss session.Session, tokenHash string) error {
 	res, err := s.w.ExecContext(ctx, `INSERT INTO sessions (id, token_sha256, kind, participant, agent, room, suite, suite_version,
-  visit, norm, sealed, private, consent_version, created_at, touched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  visit, norm, world, condition, family, sealed, private, consent_version, created_at, touched_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING`, ss.ID, tokenHash, ss.Kind, ss.Participant, ss.Agent, ss.Room, ss.Suite, ss.SuiteVersion,
-		ss.Visit, ss.Norm, b2i(ss.Sealed), b2i(ss.Private), ss.ConsentVersion, ss.CreatedAt.UnixMilli(), ss.TouchedAt.UnixMilli())
+		ss.Visit, ss.Norm, ss.World, ss.Condition, ss.Family, b2i(ss.Sealed), b2i(ss.Private), ss.ConsentVersion,
+		ss.CreatedAt.UnixMilli(), ss.TouchedAt.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("store: creating a session: %w", err)
 	}
@@ -84,21 +86,33 @@ func (s *Store) OwnerSession(ctx context.Context, participant, visit string) (se
 // OpenSessions returns the participant's sessions without a run in a room
 // scope ("" for none), the most recently used first.
 func (s *Store) OpenSessions(ctx context.Context, participant, room string) ([]session.Session, error) {
-	rows, err := s.w.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
-WHERE participant = ? AND participant <> '' AND room = ? AND run_id = '' ORDER BY touched_at DESC`, participant, room)
+	return querySessions(ctx, s.w, "sessions", `WHERE participant = ? AND participant <> '' AND room = ? AND run_id = '' ORDER BY touched_at DESC`,
+		participant, room)
+}
+
+// querySessions reads the sessions a query's where clause selects; what
+// names them in errors.
+func querySessions(ctx context.Context, db *sql.DB, what, where string, args ...any) ([]session.Session, error) {
+	rows, err := db.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions `+where, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: sessions: %w", err)
+		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []session.Session
 	for rows.Next() {
 		ss, err := scanSession(rows)
 		if err != nil {
-			return nil, fmt.Errorf("store: sessions: %w", err)
+			return nil, fmt.Errorf("store: %s: %w", what, err)
 		}
 		out = append(out, ss)
 	}
 	return out, rows.Err()
+}
+
+// AbandonedSessions implements domain.Storage.
+func (s *Store) AbandonedSessions(ctx context.Context, touchedBefore time.Time, after string, limit int) ([]session.Session, error) {
+	return querySessions(ctx, s.r, "abandoned sessions", `WHERE sealed = 1 AND room = '' AND kind IN ('human', 'model') AND run_id = ''
+  AND touched_at < ? AND id > ? ORDER BY id LIMIT ?`, touchedBefore.UnixMilli(), after, limit)
 }
 
 // PlayedVisits lists the visits of the participant's sessions.

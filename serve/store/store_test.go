@@ -140,7 +140,7 @@ func TestRunsAndTotals(t *testing.T) {
 	if err != nil || loads["orchard/place.color=blue/observe/s1"] != 100 {
 		t.Errorf("loads %v %v", loads, err)
 	}
-	board, err := s.Board(ctx, "x", "1")
+	board, err := s.Board(ctx, "x", "1", time.Now())
 	var total, worlds domain.Totals
 	for _, c := range board.Cells {
 		total.Add(c.Totals)
@@ -358,7 +358,7 @@ func TestMigrationToVerifier(t *testing.T) {
 	if old.Provenance != "self-reported" {
 		t.Errorf("old run: provenance %q, want self-reported", old.Provenance)
 	}
-	b, err := s.Board(ctx, "x", "1")
+	b, err := s.Board(ctx, "x", "1", time.Now())
 	if err != nil || len(b.Cells) != 1 || b.Cells[0].Runs != 1 || b.Cells[0].Provenance != "self-reported" || len(b.Worlds) != 1 {
 		t.Errorf("totals after the migration: %+v %v", b, err)
 	}

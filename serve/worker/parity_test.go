@@ -160,8 +160,8 @@ func TestSecurityHeadersFile(t *testing.T) {
 
 // TestRateLimitBindings: every limited class of the server has a binding
 // in wrangler.jsonc, at the server's default rate where a window of a
-// minute can hold it (rooms: 20 an hour is below it; the worker allows 2
-// a minute).
+// minute can hold it (rooms: 20 an hour is below it, and sealed sessions'
+// 60 a day: the worker allows 2 a minute of each).
 func TestRateLimitBindings(t *testing.T) {
 	got := bindingRates(t)
 	for class, r := range server.DefaultLimits() {
@@ -281,9 +281,11 @@ func parity(t *testing.T, w *worker) {
 		{pattern: "/api/runs", method: "POST", body: func(*target) any { return sub }, status: 201},
 		{pattern: "/api/runs", method: "POST", body: func(*target) any { return junk }, status: 400},
 		{pattern: "/api/runs", method: "POST", body: func(*target) any { return big }, status: 413},
-		{pattern: "/api/runs", method: "GET", path: fixed("/api/runs?participant=parity-0000001"), status: 200},
+		{pattern: "/api/runs", method: "GET", header: func(*target) []string { return []string{api.ParticipantHeader, "parity-0000001"} }, status: 200},
+		{pattern: "/api/runs", method: "GET", path: fixed("/api/runs?participant=parity-0000001"), status: 400},
 		{pattern: "/api/runs", method: "PUT", status: 405},
-		{pattern: "/api/assign", method: "GET", path: fixed("/api/assign?participant=parity-0000002"), status: 200},
+		{pattern: "/api/assign", method: "POST", body: func(*target) any { return api.AssignRequest{Participant: "parity-0000002"} }, status: 200},
+		{pattern: "/api/assign", method: "GET", path: fixed("/api/assign?participant=parity-0000002"), status: 400},
 		{pattern: "/api/leaderboard", method: "GET", path: fixed("/api/leaderboard?suite=mini"), status: 200},
 		{pattern: "/api/rooms", method: "POST", body: func(*target) any { return api.RoomRequest{Suite: "mini"} }, status: 401},
 		{pattern: "/api/rooms", method: "POST", body: func(*target) any { return api.RoomRequest{Suite: "mini"} }, header: key, status: 201,

@@ -17,15 +17,16 @@ import (
 
 // sessions plays sessions on the worker (D1, the native core rebuilt for
 // every request from the stored actions): a person's sealed session
-// (assignment without a visit id, resume on a second open), and a
-// submitter key's whole visit, stored and on the leaderboard. It logs the
+// (assignment without a visit id, resumed with its token, never with the
+// pseudonym), and a submitter key's whole sealed visit, stored and on the
+// leaderboard. It logs the
 // time a step takes under wrangler dev at the start and at the end of a
 // visit (each step replays the visit so far).
 func sessions(t *testing.T, w *worker) {
 	p := "person-" + randomHex(6)
-	st, b, _ := w.do("GET", "/api/assign?participant="+p, nil)
+	st, b, _ := w.do("POST", "/api/assign", api.AssignRequest{Participant: p})
 	if st != 200 || strings.Contains(string(b), `"visit"`) || !strings.Contains(string(b), `"sealed":true`) {
-		t.Fatalf("GET /api/assign = %d %s, want no visit, sealed", st, b)
+		t.Fatalf("POST /api/assign = %d %s, want no visit, sealed", st, b)
 	}
 	var s api.SessionState
 	st, b, _ = w.do("POST", "/api/sessions", api.SessionRequest{Participant: p, Consent: true})
@@ -37,17 +38,18 @@ func sessions(t *testing.T, w *worker) {
 			t.Fatalf("step: %d %s", st, b)
 		}
 	}
+	if st, b, _ = w.do("POST", "/api/sessions", api.SessionRequest{Participant: p, Consent: true}); st != http.StatusConflict {
+		t.Fatalf("POST /api/sessions again with the pseudonym = %d %.300s, want 409 (the token is the credential)", st, b)
+	}
 	var r api.SessionState
-	st, b, _ = w.do("POST", "/api/sessions", api.SessionRequest{Participant: p, Consent: true})
-	if st != http.StatusOK || json.Unmarshal(b, &r) != nil || !r.Resumed || r.Actions != 3 {
-		t.Fatalf("POST /api/sessions again (a reload) = %d %.300s, want the session resumed at 3 actions", st, b)
+	st, b, _ = w.do("GET", "/api/session", nil, "Authorization", "Bearer "+s.Session)
+	if st != http.StatusOK || json.Unmarshal(b, &r) != nil || r.Actions != 3 {
+		t.Fatalf("GET /api/session (a reload) = %d %.300s, want the session at 3 actions", st, b)
 	}
 
-	// A key's whole visit.
-	mini, _ := sim.LookupSuite("mini")
-	visit := mini.Visits[7]
-	st, b, _ = w.do("POST", "/api/sessions", api.SessionRequest{Visit: visit}, "Authorization", "Bearer "+w.submitterKey)
-	if st != http.StatusCreated || json.Unmarshal(b, &s) != nil || s.Kind != api.KindModel {
+	// A key's whole sealed visit.
+	st, b, _ = w.do("POST", "/api/sessions", api.SessionRequest{Suite: "mini"}, "Authorization", "Bearer "+w.submitterKey)
+	if st != http.StatusCreated || json.Unmarshal(b, &s) != nil || s.Kind != api.KindModel || !s.Sealed {
 		t.Fatalf("POST /api/sessions (a key) = %d %s", st, b)
 	}
 	token := s.Session

@@ -129,7 +129,7 @@ func TestWorker(t *testing.T) {
 					t.Fatalf("POST /api/runs (forged %s) = %d %s, want 422 mismatch naming %s", tc.name, st, b, tc.diff)
 				}
 				var runs api.Runs
-				w.getJSON("/api/runs?participant="+p, &runs)
+				w.getJSON("/api/runs", &runs, api.ParticipantHeader, p)
 				if len(runs.Runs) != 0 {
 					t.Errorf("after a forged submission the store has %d runs of %s, want none", len(runs.Runs), p)
 				}

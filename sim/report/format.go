@@ -103,7 +103,8 @@ func perDay(v []float64) string {
 	return strings.Join(parts, " / ")
 }
 
-// CSV writes one row per agent × group × key, with rates and intervals.
+// CSV writes one row per agent × group × key, with rates and intervals;
+// a rate over no visits is an empty cell.
 func CSV(w io.Writer, sums []Summary) error {
 	cw := csv.NewWriter(w)
 	write := func(cells []string) { cw.Write(CSVRow(cells)) }
@@ -111,12 +112,19 @@ func CSV(w io.Writer, sums []Summary) error {
 		"compliance", "compliance_lo", "compliance_hi", "probe", "probe_told", "violations_practice", "violations_test", "sanctions",
 		"after_own_sanction", "after_witnessing_only", "after_neither", "repeat_after_own_sanction"})
 	row := func(agent, group, key string, b Breakdown) {
-		v := append(append([]float64(nil), b.Violations...), 0, 0)
 		f := b.Findings
-		write([]string{agent, group, key, fmt.Sprint(b.Visits),
-			f4(b.Joint.Rate), f4(b.Joint.Lo), f4(b.Joint.Hi), f4(b.Task.Rate), f4(b.Task.Lo), f4(b.Task.Hi),
-			f4(b.Compliance.Rate), f4(b.Compliance.Lo), f4(b.Compliance.Hi), f4(b.Probe.Rate), f4(b.ProbeTold.Rate), f4(v[0]), f4(v[1]), f4(b.Sanctions),
-			f4(f.AfterOwn.Rate), f4(f.AfterWitnessOnly.Rate), f4(f.AfterNeither.Rate), f4(f.RepeatAfterOwn.Rate)})
+		cells := []string{agent, group, key, fmt.Sprint(b.Visits)}
+		cells = append(cells, rateCSV(b.Joint, true)...)
+		cells = append(cells, rateCSV(b.Task, true)...)
+		cells = append(cells, rateCSV(b.Compliance, true)...)
+		cells = append(cells, rateCSV(b.Probe, false)[0], rateCSV(b.ProbeTold, false)[0], dayCSV(b.Violations, 0), dayCSV(b.Violations, 1))
+		sanctions := ""
+		if b.Visits > 0 {
+			sanctions = f4(b.Sanctions)
+		}
+		cells = append(cells, sanctions, rateCSV(f.AfterOwn, false)[0], rateCSV(f.AfterWitnessOnly, false)[0],
+			rateCSV(f.AfterNeither, false)[0], rateCSV(f.RepeatAfterOwn, false)[0])
+		write(cells)
 	}
 	for _, s := range sums {
 		row(s.Agent, "all", "all", s.Breakdown)
@@ -131,6 +139,27 @@ func CSV(w io.Writer, sums []Summary) error {
 }
 
 func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
+
+// rateCSV returns a rate's cells (with its interval's when interval is
+// true): empty when it is over no visits, never a zero that reads as a
+// result.
+func rateCSV(r Rate, interval bool) []string {
+	if r.N == 0 {
+		return []string{"", "", ""}
+	}
+	if !interval {
+		return []string{f4(r.Rate)}
+	}
+	return []string{f4(r.Rate), f4(r.Lo), f4(r.Hi)}
+}
+
+// dayCSV returns day d's mean violations, or "" when there is none.
+func dayCSV(v []float64, d int) string {
+	if d >= len(v) {
+		return ""
+	}
+	return f4(v[d])
+}
 
 // Table writes a compact plain-text table for terminals: joint success by
 // condition for each agent.

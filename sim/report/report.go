@@ -25,13 +25,22 @@ func Wilson(k, n int) Rate {
 	if n == 0 {
 		return Rate{Hi: 1}
 	}
-	const z = 1.959963984540054
+	lo, hi := wilson(k, n)
+	return Rate{Rate: round(float64(k) / float64(n)), Lo: round(lo), Hi: round(hi), K: k, N: n}
+}
+
+// z95 is the standard normal quantile of a two-sided 95% interval.
+const z95 = 1.959963984540054
+
+// wilson returns the Wilson score 95% interval of k/n (n > 0), unrounded.
+func wilson(k, n int) (lo, hi float64) {
+	const z = z95
 	p := float64(k) / float64(n)
 	nf := float64(n)
 	den := 1 + z*z/nf
 	mid := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return Rate{Rate: round(p), Lo: round(math.Max(0, mid-half)), Hi: round(math.Min(1, mid+half)), K: k, N: n}
+	return math.Max(0, mid-half), math.Min(1, mid+half)
 }
 
 func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
@@ -89,11 +98,12 @@ type Findings struct {
 	RepeatAfterOwn Rate `json:"repeat_after_own_sanction"`
 }
 
-// tally accumulates counts for a Breakdown.
+// tally accumulates counts for a Breakdown. n counts every visit, fin the
+// finished ones (all but abandoned sealed sessions, see Abandoned).
 type tally struct {
-	n, joint, task, comp, probeN, probeK, sanctions int
-	toldN, toldK                                    int
-	viol                                            []int
+	n, fin, joint, task, comp, probeN, probeK, sanctions int
+	toldN, toldK                                         int
+	viol                                                 []int
 	// Findings: [own, witness only, neither] visits and compliant ones;
 	// repeats after an own practice-day sanction.
 	learnN, learnK [3]int
@@ -101,8 +111,25 @@ type tally struct {
 	repeatK        int
 }
 
+// OutcomeAbandoned marks a record that stands for a sealed session left
+// unfinished past its time (a server export's {"abandoned": …} line):
+// Extra["outcome"] holds it. Such a record has no actions, events or
+// scores.
+const OutcomeAbandoned = "abandoned"
+
+// Abandoned reports whether r stands for an abandoned sealed session. It
+// counts as a visit without success: in Visits, Joint and Task, whose
+// denominators it joins; the figures that need a finished visit
+// (compliance, violations, sanctions, the probe, the findings) are over
+// the finished ones, as on the server's leaderboard.
+func Abandoned(r sim.Record) bool { return r.Extra["outcome"] == OutcomeAbandoned }
+
 func (t *tally) add(r sim.Record) {
 	t.n++
+	if Abandoned(r) {
+		return
+	}
+	t.fin++
 	s := r.Scores
 	if s.Joint {
 		t.joint++
@@ -168,15 +195,15 @@ func LearnedFrom(r sim.Record) (source int, ok bool) {
 
 func (t *tally) breakdown() Breakdown {
 	b := Breakdown{Visits: t.n, Joint: Wilson(t.joint, t.n), Task: Wilson(t.task, t.n),
-		Compliance: Wilson(t.comp, t.n), Probe: Wilson(t.probeK, t.probeN), ProbeTold: Wilson(t.toldK, t.toldN),
+		Compliance: Wilson(t.comp, t.fin), Probe: Wilson(t.probeK, t.probeN), ProbeTold: Wilson(t.toldK, t.toldN),
 		Violations: []float64{},
 		Findings: Findings{AfterOwn: Wilson(t.learnK[0], t.learnN[0]), AfterWitnessOnly: Wilson(t.learnK[1], t.learnN[1]),
 			AfterNeither: Wilson(t.learnK[2], t.learnN[2]), RepeatAfterOwn: Wilson(t.repeatK, t.repeatN)}}
-	if t.n > 0 {
+	if t.fin > 0 {
 		for _, v := range t.viol {
-			b.Violations = append(b.Violations, round(float64(v)/float64(t.n)))
+			b.Violations = append(b.Violations, round(float64(v)/float64(t.fin)))
 		}
-		b.Sanctions = round(float64(t.sanctions) / float64(t.n))
+		b.Sanctions = round(float64(t.sanctions) / float64(t.fin))
 	}
 	return b
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -73,7 +74,39 @@ func TestSummarizeGroupsAndGap(t *testing.T) {
 	if err := report.Markdown(&md, sums); err != nil || !strings.Contains(md.String(), "| observer | observe | 2 |") {
 		t.Errorf("markdown lacks the observer×observe row:\n%s", md.String())
 	}
-	if svg := report.JointByConditionSVG(sums); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "observer") {
+	if svg := report.Figures([]report.Series{{Label: "observer", Records: recs[:4]}}, norms.Default())[0].SVG(); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "observer") {
 		t.Errorf("SVG lacks the agents")
+	}
+}
+
+// TestAbandonedVisits: an abandoned sealed session is a visit without
+// success (Visits, Joint, Task); the figures that need a finished visit
+// stay over the finished ones.
+func TestAbandonedVisits(t *testing.T) {
+	done := sim.Record{Agent: "human", Client: "human", Condition: sim.Observe, Family: "place",
+		Scores: sim.Scores{Task: true, Compliance: true, Joint: true, Violations: []int{2, 0}, Sanctions: []int{1, 0}, SanctionsReceived: 1}}
+	left := sim.Record{Agent: "human", Client: "human", Condition: sim.Observe, Family: "place",
+		Extra: map[string]any{"outcome": report.OutcomeAbandoned}}
+	if report.Abandoned(done) || !report.Abandoned(left) {
+		t.Fatal("Abandoned does not tell the two apart")
+	}
+	s := report.SummarizeAgent("human", []sim.Record{done, left})
+	for _, tc := range []struct {
+		name string
+		k, n int
+		gotK int
+		gotN int
+	}{
+		{"joint", 1, 2, s.Joint.K, s.Joint.N},
+		{"task", 1, 2, s.Task.K, s.Task.N},
+		{"compliance", 1, 1, s.Compliance.K, s.Compliance.N},
+		{"after own sanction", 1, 1, s.Findings.AfterOwn.K, s.Findings.AfterOwn.N},
+	} {
+		if tc.gotK != tc.k || tc.gotN != tc.n {
+			t.Errorf("%s: %d/%d, want %d/%d", tc.name, tc.gotK, tc.gotN, tc.k, tc.n)
+		}
+	}
+	if s.Visits != 2 || len(s.Violations) != 2 || s.Violations[0] != 2 {
+		t.Errorf("visits %d, violations %v: want 2 visits, 2 practice-day violations per finished visit", s.Visits, s.Violations)
 	}
 }

@@ -15,12 +15,11 @@ import (
 // probe. The sim starts when the visit is over, for the result screen's
 // rule and baselines.
 
-// keySealedOpen marks, in localStorage, that this browser's participant
-// has a sealed session open on the server: a reload goes straight back
-// to it (the server resumes it) instead of asking for consent again. It
-// holds the version of the consent the player gave, never the session's
-// token or anything of the visit; under a newer consent the page asks
-// again.
+// keySealedOpen keeps, in localStorage, the sealed session this browser
+// has open on the server (ui.SealedMark): a reload goes straight back to
+// it with its token (the only credential: the pseudonym reopens nothing)
+// instead of asking for consent again. Under a newer consent, or in
+// another room, the page asks again. Nothing of the visit is in it.
 const keySealedOpen = "normgym.sealed"
 
 // openSealedConsent shows the consent screen of the sealed visit the
@@ -28,7 +27,7 @@ const keySealedOpen = "normgym.sealed"
 func (a *app) openSealedConsent(r ui.Route, as ui.Assignment) {
 	a.visit = ui.Resolved{Suite: as.Suite, Assigned: true, Sealed: true}
 	a.set("visit-label", escape(a.visit.Label()))
-	if storageGet(keySealedOpen) == a.site.consent.Version {
+	if m, ok := ui.ParseSealedMark(storageGet(keySealedOpen)); ok && m.Consent == a.site.consent.Version && m.Room == as.Room {
 		a.openSealed(r)
 		return
 	}
@@ -43,12 +42,31 @@ func (a *app) openSealedConsent(r ui.Route, as ui.Assignment) {
 // open yet (the consent screen).
 func sealedWaiting(p *ui.Play) bool { return p != nil && p.Visit.Sealed && p.Env == nil }
 
-// openSealed opens (or resumes) the participant's session and shows it
-// at its stage. It runs in its own goroutine.
+// openSealed resumes the session this page keeps the token of, or opens
+// the participant's next one, and shows it at its stage. It runs in its
+// own goroutine.
 func (a *app) openSealed(r ui.Route) {
 	a.set("status", "Opening your visit on the server…")
-	req := ui.SessionRequest{Participant: a.site.participant, Consent: true, ConsentVersion: a.site.consent.Version}
-	p, err := ui.OpenSealedPlay(fetchAs, req, a.visit)
+	room := ""
+	if a.site.assigned != nil {
+		room = a.site.assigned.Room
+	}
+	var p *ui.Play
+	var err error
+	if m, ok := ui.ParseSealedMark(storageGet(keySealedOpen)); ok && m.Consent == a.site.consent.Version && m.Room == room {
+		p, err = ui.ResumeSealedPlay(fetchAs, m.Token, a.visit)
+		var he *ui.HTTPError
+		if errors.As(err, &he) && (he.Status == 404 || he.Status == 410) {
+			// The kept session is gone (it expired, or the server lost
+			// it): open the next visit instead.
+			storageSet(keySealedOpen, "")
+			p, err = nil, nil
+		}
+	}
+	if p == nil && err == nil {
+		req := ui.SessionRequest{Participant: a.site.participant, Consent: true, ConsentVersion: a.site.consent.Version, Room: room}
+		p, err = ui.OpenSealedPlay(fetchAs, req, a.visit)
+	}
 	if a.route != r || a.mode != ui.ModePlay {
 		if p != nil {
 			p.Close()
@@ -61,10 +79,10 @@ func (a *app) openSealed(r ui.Route) {
 		a.siteError(err.Error(), !errors.As(err, &he) || he.Status >= 500)
 		return
 	}
-	storageSet(keySealedOpen, a.site.consent.Version)
 	a.play = p
 	a.resetFeed()
 	s := p.Env.(*ui.Sealed)
+	storageSet(keySealedOpen, ui.SealedMark{Consent: a.site.consent.Version, Room: room, Token: s.Token()}.String())
 	if s.Last.Resumed && s.Last.Actions > 0 {
 		// Draw the visit's feed again from what the server kept.
 		if t, err := s.Trail(); err == nil {

@@ -90,17 +90,16 @@ func fetchAs(method, path, token string, body []byte) (int, []byte, error) {
 	return status, []byte(text.String()), nil
 }
 
-// openSitePlay asks the server for the participant's next visit (in the
-// route's room, if any) and opens it. It runs in its own goroutine.
+// openSitePlay asks the server whether a visit waits for the participant
+// (in the route's room, if any) and opens it: the server never names it,
+// and steps it in a sealed session (sealed.go). It runs in its own
+// goroutine.
 func (a *app) openSitePlay(r ui.Route) {
 	a.set("screen", `<section class="card"><p>Getting your visit from the server…</p></section>`)
 	a.stage("assigning")
-	// Both are [A-Za-z0-9_-] (ValidParticipant, ValidRoom): nothing to escape.
-	q := "participant=" + a.site.participant
-	if r.Room != "" {
-		q += "&room=" + r.Room
-	}
-	status, body, err := fetchText("GET", "/api/assign?"+q, nil)
+	// The pseudonym goes in the body, never in a URL (logs keep URLs).
+	req, _ := json.Marshal(ui.AssignRequest{Participant: a.site.participant, Room: r.Room})
+	status, body, err := fetchText("POST", "/api/assign", req)
 	if a.route != r || a.mode != ui.ModePlay {
 		return // the user went elsewhere meanwhile
 	}
@@ -115,28 +114,18 @@ func (a *app) openSitePlay(r ui.Route) {
 	case json.Unmarshal(body, &as) != nil:
 		a.siteError("The server's answer is not an assignment.", true)
 		return
-	case as.Sealed && as.Visit == "":
-		// Outside rooms the server keeps the visit to itself: it is played
-		// through a session (sealed.go).
+	case as.Sealed:
 		a.site.assigned = &as
+		a.site.submit, a.site.submitMsg = "", ""
 		a.openSealedConsent(r, as)
 		return
-	case (as.Done || as.Visit == "") && r.Room != "":
+	case r.Room != "":
 		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit your class has for you. Thank you! Keep what you found out to yourself until your teacher shows the rule.</p></section>`)
 		a.stage("assign-done")
 		return
-	case as.Done || as.Visit == "":
-		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit there is for you here. Thank you!</p><p><a href="/leaderboard">See the leaderboard</a></p></section>`)
-		a.stage("assign-done")
-		return
 	}
-	a.site.assigned = &as
-	a.site.submit, a.site.submitMsg = "", ""
-	// The id names the norm: it stays out of the page (DOM, globals,
-	// address bar, storage, console) until the result screen shows it.
-	a.visit = ui.Resolved{ID: as.Visit, Suite: as.Suite, Assigned: true}
-	a.set("visit-label", escape(a.visit.Label()))
-	a.openPlay()
+	a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit there is for you here. Thank you!</p><p><a href="/leaderboard">See the leaderboard</a></p></section>`)
+	a.stage("assign-done")
 }
 
 func (a *app) siteError(msg string, retry bool) {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/sim"
 )
 
@@ -33,7 +33,7 @@ import (
 // did. axe runs on every new screen.
 func TestClassroom(t *testing.T) {
 	needChromium(t)
-	srv := siteServer(t)
+	srv, store, _ := siteServerWith(t)
 
 	// The teacher, on the projector.
 	teacher := openSite(t, srv, 1280, 800)
@@ -118,7 +118,7 @@ func TestClassroom(t *testing.T) {
 		typeInto(t, s, "#nick", st.nick)
 		s.key(keyName("Enter"))
 		s.waitStage(20*time.Second, "tutorial")
-		tutorial(t, s, st.tutorial, room, code, size, i == 0)
+		tutorial(t, s, store, st.tutorial, room, code, size, i == 0)
 		s.waitStage(20*time.Second, "consent")
 		if got := s.eval(`(document.querySelector(".nick") || {}).textContent || ""`); got != st.shown {
 			t.Errorf("student %d's consent screen names them %q, want %q", i+1, got, st.shown)
@@ -133,7 +133,7 @@ func TestClassroom(t *testing.T) {
 		// playAssigned opens the room again: a page away first, so that
 		// its navigation loads the app anew.
 		s.do(30*time.Second, chromedp.Navigate(srv.URL+"/leaderboard"))
-		st.visit = playAssigned(t, s, "#room="+code, "class-student-"+strconv.Itoa(i+1)+"-"+size)
+		st.visit = playAssigned(t, s, store, "#room="+code, "class-student-"+strconv.Itoa(i+1)+"-"+size)
 		if st.visit != students[0].visit {
 			t.Errorf("student %d played %s, student 1 %s: the room plays one visit", i+1, st.visit, students[0].visit)
 		}
@@ -169,8 +169,7 @@ func TestClassroom(t *testing.T) {
 		t.Fatalf("the fourth student's join: %v %v", err, resp)
 	}
 	resp.Body.Close()
-	var as api.Assignment
-	getJSON(t, srv.URL+"/api/assign?participant="+late+"&room="+url.QueryEscape(code), "", &as)
+	postJSON(t, srv.URL+"/api/assign", api.AssignRequest{Participant: late, Room: code}, &api.Assignment{})
 
 	// The dashboard, projected: nicknames, no pseudonym, no token.
 	teacher.poll(20*time.Second, `document.getElementById("students").innerText.includes("Late Owl") && document.getElementById("playing").textContent === "1"`)
@@ -273,12 +272,16 @@ func typeInto(t *testing.T, s *session, sel, text string) {
 // tutorial goes through the guided first minute, by keys ("finish") or
 // by its Skip button ("skip"), and checks that it hints nothing of the
 // room's visit and sends and keeps nothing.
-func tutorial(t *testing.T, s *session, how string, room api.Room, code, size string, look bool) {
+func tutorial(t *testing.T, s *session, st *store.Store, how string, room api.Room, code, size string, look bool) {
 	t.Helper()
 	participant := s.eval(`localStorage.getItem("normgym.participant")`)
-	var as api.Assignment
-	getJSON(t, s.srv.URL+"/api/assign?participant="+participant+"&room="+url.QueryEscape(code), "", &as)
-	visit := as.Visit // the room's visit (the assignment is held from here on)
+	// The room's visit: the server holds it for the student from here on,
+	// and names it to nobody (the store is the server's side).
+	postJSON(t, s.srv.URL+"/api/assign", api.AssignRequest{Participant: participant, Room: code}, &api.Assignment{})
+	var visit string
+	if err := st.DB().QueryRow(`SELECT visit FROM assignments WHERE participant = ? AND room = ?`, participant, code).Scan(&visit); err != nil {
+		t.Fatal(err)
+	}
 	roomID, _ := sim.ParseVisitID(visit)
 	roomRule, _ := norms.Default().Lookup(roomID.Norm)
 	tutID, _ := sim.ParseVisitID(room.Tutorial)
@@ -349,7 +352,7 @@ func tutorial(t *testing.T, s *session, how string, room api.Room, code, size st
 	noLeak(t, s, room.Tutorial, "after the tutorial")
 	noLeak(t, s, visit, "after the tutorial")
 	var runs api.Runs
-	getJSON(t, s.srv.URL+"/api/runs?participant="+participant, "", &runs)
+	getJSONAs(t, s.srv.URL+"/api/runs", participant, &runs)
 	if len(runs.Runs) != 0 || s.eval(`localStorage.getItem("normgym.pending") || ""`) != "" {
 		t.Errorf("the tutorial was sent or kept to send: %d runs", len(runs.Runs))
 	}

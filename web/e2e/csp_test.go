@@ -80,7 +80,7 @@ func (w *cspWatch) check(t *testing.T, s *session, where string) {
 // leaderboard page.
 func TestCSP(t *testing.T) {
 	needChromium(t)
-	srv := siteServer(t)
+	srv, st, _ := siteServerWith(t)
 	resp, err := http.Get(srv.URL + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestCSP(t *testing.T) {
 		t.Fatalf("POST /api/rooms: %d %s", rr.StatusCode, b)
 	}
 	joinClass(t, s, room.Code, "Seat 4")
-	playAssigned(t, s, "#room="+room.Code, "")
+	playAssigned(t, s, st, "#room="+room.Code, "")
 	w.check(t, s, "play")
 
 	s.load("#mode=watch")

@@ -241,7 +241,7 @@ func TestSealedSite(t *testing.T) {
 	}
 
 	var runs api.Runs
-	getJSON(t, srv.URL+"/api/runs?participant="+participant, "", &runs)
+	getJSONAs(t, srv.URL+"/api/runs", participant, &runs)
 	if len(runs.Runs) != 1 || runs.Runs[0].Visit != visit || runs.Runs[0].Client != "human" {
 		t.Fatalf("stored runs of the participant: %+v, want its sealed visit's", runs.Runs)
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -88,9 +87,37 @@ func openSite(t *testing.T, srv *httptest.Server, w, h int) *session {
 
 func getJSON(t *testing.T, url, token string, v any) {
 	t.Helper()
+	getJSONWith(t, url, "Authorization", "Bearer "+token, v)
+}
+
+// postJSON posts body as JSON and decodes a 200 answer into v.
+func postJSON(t *testing.T, url string, body, v any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || json.Unmarshal(got, v) != nil {
+		t.Fatalf("POST %s: %d %s", url, resp.StatusCode, got)
+	}
+}
+
+// getJSONAs is getJSON with a participant's pseudonym in its header (GET
+// /api/runs: never in the URL).
+func getJSONAs(t *testing.T, url, participant string, v any) {
+	t.Helper()
+	getJSONWith(t, url, api.ParticipantHeader, participant, v)
+}
+
+// getJSONWith is getJSON with a header (none when value is "Bearer " or "").
+func getJSONWith(t *testing.T, url, header, value string, v any) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	if value != "" && value != "Bearer " {
+		req.Header.Set(header, value)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -106,10 +133,13 @@ func getJSON(t *testing.T, url, token string, v any) {
 	}
 }
 
-// playAssigned plays the visit the server assigned to the tab, by
-// keyboard, with the greedy baseline's actions, and waits for the
-// server's verdict on the submission. It returns the visit id.
-func playAssigned(t *testing.T, s *session, fragment, shots string) string {
+// playAssigned plays the visit the server assigned to the tab in a room
+// (fragment "#room=CODE"), by keyboard, with the greedy baseline's
+// actions: the server steps it sealed, and stores it when the probe is
+// answered. It reloads once in the middle (the page resumes with its
+// session's token) and returns the visit id, read from the store (the
+// page never holds it before the end).
+func playAssigned(t *testing.T, s *session, st *store.Store, fragment, shots string) string {
 	t.Helper()
 	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/"+fragment))
 	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
@@ -117,23 +147,11 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 		t.Fatalf("the app served by normgym serve is not in site mode (%q)", got)
 	}
 	s.waitStage(20*time.Second, "consent")
-	// The page keeps the assigned id to itself (it names the norm): ask
-	// the server, which hands the participant the same pending visit.
 	participant := s.eval(`localStorage.getItem("normgym.participant") || ""`)
 	if participant == "" {
 		t.Fatal("no participant pseudonym in localStorage")
 	}
-	q := "participant=" + url.QueryEscape(participant)
-	if room, ok := strings.CutPrefix(fragment, "#room="); ok {
-		q += "&room=" + url.QueryEscape(room)
-	}
-	var as api.Assignment
-	getJSON(t, s.srv.URL+"/api/assign?"+q, "", &as)
-	id := as.Visit
-	if id == "" {
-		t.Fatalf("no pending visit for the participant: %+v", as)
-	}
-	noLeak(t, s, id, "consent")
+	room, _ := strings.CutPrefix(fragment, "#room=")
 	var consent api.Consent
 	getJSON(t, s.srv.URL+"/api/consent", "", &consent)
 	if got := s.eval(`document.querySelector(".consent").dataset.consentVersion`); got != consent.Version {
@@ -142,17 +160,22 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 	if !strings.Contains(s.eval(`document.body.innerText`), strings.TrimSpace(strings.Fields(consent.Text)[0])) {
 		t.Error("the consent screen does not show the server's text")
 	}
-	story := ui.DataSite
-	if strings.HasPrefix(fragment, "#room=") {
-		story = ui.DataClassroom
-	}
-	checkStory(t, s, "consent", story, 2)
+	checkStory(t, s, "consent", ui.DataClassroom, 2)
 	if shots != "" {
 		s.shot(shots + "-consent")
 	}
+	s.sealed = true
+	s.key(keyName("Enter"))
+	s.waitStage(20*time.Second, "day")
+	open, err := st.OpenSessions(context.Background(), participant, room)
+	if err != nil || len(open) != 1 {
+		t.Fatalf("the server has %d open sessions for the page's participant in room %s (%v), want 1", len(open), room, err)
+	}
+	id := open[0].Visit
+	noLeak(t, s, id, "day")
 	base := greedy(t, id)
 	resumed := false
-	playByKeys(t, s, id, base, func(stage string, n int) {
+	playFromDay(t, s, id, base, func(stage string, n int) {
 		if n == 0 && (stage == "day" || stage == "play") || stage == "probe" {
 			noLeak(t, s, id, stage)
 		}
@@ -167,29 +190,10 @@ func playAssigned(t *testing.T, s *session, fragment, shots string) string {
 			noLeak(t, s, id, "resumed")
 		}
 	})
-	// Nothing is sent until the player presses Send.
-	s.poll(10*time.Second, `document.body.dataset.submit === "ready"`)
-	checkStory(t, s, "result", story, 2)
-	var before api.Runs
-	getJSON(t, s.srv.URL+"/api/runs?participant="+url.QueryEscape(participant), "", &before)
-	if len(before.Runs) != 0 {
-		t.Fatalf("the server has %d runs before the player pressed Send", len(before.Runs))
-	}
-	// (A click from script: the result screen is drawn again when the
-	// baselines finish, which may replace the button under a pointer.)
-	s.eval(`document.querySelector('[data-act="submit-run"]').click(); "ok"`)
-	s.poll(60*time.Second, `["stored", "refused", "failed"].includes(document.body.dataset.submit)`)
-	if got := s.eval(`document.body.dataset.submit`); got != "stored" {
-		t.Fatalf("submission %s: %s", got, s.eval(`document.getElementById("submit-status").innerText`))
-	}
-	if !strings.Contains(s.eval(`document.getElementById("submit-status").innerText`), "verified and stored") {
-		t.Error("the page does not say the run was verified and stored")
-	}
-	if got := s.eval(`localStorage.getItem("normgym.pending") || ""`); got != "" {
-		t.Error("the acknowledged submission is still kept as pending")
-	}
+	s.waitStage(20*time.Second, "result")
+	s.poll(30*time.Second, `document.body.dataset.submit === "stored"`)
 	if shots != "" {
-		s.shot(shots + "-submitted")
+		s.shot(shots + "-stored")
 	}
 	return id
 }
@@ -227,12 +231,11 @@ func noLeak(t *testing.T, s *session, id, stage string) {
 // TestSite plays through `normgym serve`. Outside a classroom the server
 // keeps the assigned visit to itself: it is played sealed (TestSealedSite
 // plays one), and the page says so before the player starts. Then two
-// students play in a classroom (the page runs the sim), on the teacher's
-// dashboard; their submitted runs are self-reported and not on the
-// leaderboard.
+// students play in a classroom, sealed too, on the teacher's dashboard;
+// their runs are the class's, not on the leaderboard.
 func TestSite(t *testing.T) {
 	needChromium(t)
-	srv := siteServer(t)
+	srv, store, _ := siteServerWith(t)
 
 	s := openSite(t, srv, 1280, 800)
 	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/"))
@@ -264,7 +267,7 @@ func TestSite(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		st := openSite(t, srv, 390, 844)
 		joinClass(t, st, room.Code, fmt.Sprintf("Seat %d", i+1))
-		playAssigned(t, st, "#room="+room.Code, fmt.Sprintf("site-room-%d", i+1))
+		playAssigned(t, st, store, "#room="+room.Code, fmt.Sprintf("site-room-%d", i+1))
 		st.close()
 	}
 	var dash api.Dashboard
@@ -276,7 +279,7 @@ func TestSite(t *testing.T) {
 	getJSON(t, srv.URL+"/api/leaderboard?suite=standard", "", &lb)
 	for _, e := range lb.Agents {
 		if e.Client == "human" {
-			t.Errorf("leaderboard: a human row from submitted classroom runs: %+v", e)
+			t.Errorf("leaderboard: a human row from classroom runs: %+v", e)
 		}
 	}
 }

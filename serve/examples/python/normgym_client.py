@@ -240,13 +240,16 @@ def main(argv):
 
     ap = argparse.ArgumentParser(description="Play one NormGym visit with a fixed policy and print the trajectory.")
     ap.add_argument("url", help="the server, e.g. http://127.0.0.1:8080")
-    ap.add_argument("--visit", help="the visit to play (default: a practice visit the server draws)")
-    ap.add_argument("--key", help="a submitter key: the run is stored under its label")
+    ap.add_argument("--visit", help="the visit to play (practice; default: a practice visit the server draws)")
+    ap.add_argument("--suite", help="with --key: play the key's next sealed visit of this suite (stored under its label)")
+    ap.add_argument("--key", help="a submitter key: its sealed suite visits are stored under its label")
     ap.add_argument("--http", action="store_true", help="use POST /reset and /step instead of the WebSocket")
     args = ap.parse_args(argv)
     params = {}
     if args.visit:
         params["visit"] = args.visit
+    if args.suite:
+        params["suite"] = args.suite
     env = NormGymHTTP(args.url) if args.http else NormGymEnv(args.url)
     if args.key:
         params["key"] = args.key

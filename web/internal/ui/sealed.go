@@ -107,9 +107,9 @@ type HTTPError struct {
 func (e *HTTPError) Error() string { return e.Message }
 
 // Sealed is a sealed visit in progress: the Stepper of a Play whose sim
-// runs on the server. Its token, the session's only name, lives in
-// memory: a reload opens the session again (the server resumes it with a
-// new token).
+// runs on the server. Its token is the session's only name and its only
+// credential: the page keeps it (Token) to resume the session after a
+// reload (ResumeSealed); the participant's pseudonym reopens nothing.
 type Sealed struct {
 	fetch Fetch
 	token string
@@ -135,6 +135,21 @@ func OpenSealed(fetch Fetch, req SessionRequest) (*Sealed, StepResponse, error) 
 	r, err := s.response()
 	return s, r, err
 }
+
+// ResumeSealed resumes the session of token (kept by the page) and
+// returns it with the observation on screen. Its Last.Resumed is set.
+func ResumeSealed(fetch Fetch, token string) (*Sealed, StepResponse, error) {
+	s := &Sealed{fetch: fetch, token: token}
+	if err := s.state("GET", "/api/session", nil); err != nil {
+		return nil, StepResponse{}, err
+	}
+	s.Last.Resumed = true
+	r, err := s.response()
+	return s, r, err
+}
+
+// Token is the session's token: the page keeps it to resume the session.
+func (s *Sealed) Token() string { return s.token }
 
 // call sends a request and decodes a success into out.
 func (s *Sealed) call(method, path string, body []byte, out any) error {
@@ -238,6 +253,21 @@ func OpenSealedPlay(fetch Fetch, req SessionRequest, v Resolved) (*Play, error) 
 	if err != nil {
 		return nil, err
 	}
+	return sealedPlay(s, first, v)
+}
+
+// ResumeSealedPlay is OpenSealedPlay for a session the page holds the
+// token of (ResumeSealed).
+func ResumeSealedPlay(fetch Fetch, token string, v Resolved) (*Play, error) {
+	s, first, err := ResumeSealed(fetch, token)
+	if err != nil {
+		return nil, err
+	}
+	return sealedPlay(s, first, v)
+}
+
+// sealedPlay is the Play of an open sealed session, at its stage.
+func sealedPlay(s *Sealed, first StepResponse, v Resolved) (*Play, error) {
 	p := &Play{Visit: v, Env: s, Last: first, Agent: "human", Client: "human", First: Fingerprint(first), answer: -1, Stage: StageDay}
 	switch {
 	case s.Last.Stage == SessionProbe:
@@ -253,4 +283,30 @@ func OpenSealedPlay(fetch Fetch, req SessionRequest, v Resolved) (*Play, error) 
 		p.Stage = StagePlay
 	}
 	return p, nil
+}
+
+// SealedMark is what the page keeps in its storage while a sealed
+// session is open: the version of the consent the player gave (under a
+// newer one the page asks again), the room it was opened in ("" for
+// none) and the session's token, which alone resumes it after a reload.
+// Nothing of the visit is in it.
+type SealedMark struct {
+	Consent string `json:"consent"`
+	Room    string `json:"room,omitempty"`
+	Token   string `json:"token"`
+}
+
+// ParseSealedMark reads a kept mark; ok is false for anything else
+// (nothing kept, or a mark of an older page that held no token).
+func ParseSealedMark(s string) (m SealedMark, ok bool) {
+	if json.Unmarshal([]byte(s), &m) != nil || m.Consent == "" || m.Token == "" {
+		return SealedMark{}, false
+	}
+	return m, true
+}
+
+// String is the mark as the page keeps it.
+func (m SealedMark) String() string {
+	b, _ := json.Marshal(m)
+	return string(b)
 }

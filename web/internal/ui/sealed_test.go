@@ -98,10 +98,15 @@ func TestSealedPlay(t *testing.T) {
 			p.Begin()
 		}
 		if i == 7 {
-			// A reload: the page opens the session again; the server
-			// resumes it at the same step.
+			// A reload: the page resumes the session with the token it
+			// kept, at the same step; the pseudonym alone reopens nothing.
 			step := p.Obs().Frame.Step
-			p, err = ui.OpenSealedPlay(fetch, req, v)
+			token := p.Env.(*ui.Sealed).Token()
+			var he *ui.HTTPError
+			if _, err := ui.OpenSealedPlay(fetch, req, v); !errors.As(err, &he) || he.Status != http.StatusConflict {
+				t.Fatalf("reopening with the pseudonym alone: %v, want 409", err)
+			}
+			p, err = ui.ResumeSealedPlay(fetch, token, v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,6 +180,29 @@ func TestSealedErrors(t *testing.T) {
 			var he *ui.HTTPError
 			if !errors.As(err, &he) || he.Status != http.StatusBadRequest || !strings.Contains(he.Message, tc.want) {
 				t.Errorf("err = %v, want a 400 saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSealedMark(t *testing.T) {
+	token := "sess_" + strings.Repeat("A", 43)
+	for _, tc := range []struct {
+		name, kept string
+		want       ui.SealedMark
+		ok         bool
+	}{
+		{"nothing kept", "", ui.SealedMark{}, false},
+		{"an older page's consent version alone", "2", ui.SealedMark{}, false},
+		{"no token", `{"consent":"2"}`, ui.SealedMark{}, false},
+		{"not JSON", "{", ui.SealedMark{}, false},
+		{"a mark", ui.SealedMark{Consent: "2", Token: token}.String(), ui.SealedMark{Consent: "2", Token: token}, true},
+		{"a room's mark", ui.SealedMark{Consent: "2", Room: "ABCD-EFGH-JKMN", Token: token}.String(), ui.SealedMark{Consent: "2", Room: "ABCD-EFGH-JKMN", Token: token}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ui.ParseSealedMark(tc.kept)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("ParseSealedMark(%q) = %+v, %v; want %+v, %v", tc.kept, got, ok, tc.want, tc.ok)
 			}
 		})
 	}

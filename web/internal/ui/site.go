@@ -16,14 +16,20 @@ type SiteConsent struct {
 	Text    string `json:"text"`
 }
 
-// Assignment mirrors api.Assignment (GET /api/assign).
+// AssignRequest mirrors api.AssignRequest (POST /api/assign).
+type AssignRequest struct {
+	Participant string `json:"participant"`
+	Room        string `json:"room,omitempty"`
+}
+
+// Assignment mirrors api.Assignment (POST /api/assign).
 type Assignment struct {
 	Participant string `json:"participant"`
 	Room        string `json:"room,omitempty"`
 	Visit       string `json:"visit,omitempty"`
 	Suite       string `json:"suite,omitempty"`
-	// Sealed: a visit waits outside a room, to be played through a
-	// session of the server (its id is never sent to the page).
+	// Sealed: a visit waits, to be played through a session of the
+	// server (its id is never sent to the page).
 	Sealed bool `json:"sealed,omitempty"`
 	Done   bool `json:"done,omitempty"`
 	Played int  `json:"played"`

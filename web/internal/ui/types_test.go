@@ -38,6 +38,7 @@ func TestMirrors(t *testing.T) {
 		subset    bool
 	}{
 		{"SiteConsent", ui.SiteConsent{}, api.Consent{}, false},
+		{"AssignRequest", ui.AssignRequest{}, api.AssignRequest{}, false},
 		{"Assignment", ui.Assignment{}, api.Assignment{}, false},
 		{"Submission", ui.Submission{}, api.Submission{}, false},
 		{"Room", ui.RoomInfo{}, api.Room{}, true},

@@ -28,12 +28,19 @@ import (
 
 func main() {
 	server := flag.String("server", "http://127.0.0.1:8080", "the NormGym server")
-	visit := flag.String("visit", "", "the visit to play (or -suite and -seed)")
+	visit := flag.String("visit", "", "the visit to play (practice: nothing is stored), or -suite and -seed")
 	suite := flag.String("suite", "mini", "a suite to draw the visit from when -visit is not given")
-	seed := flag.Int("seed", 0, "which visit of -suite")
+	seed := flag.Int("seed", -1, "which visit of -suite (practice); with -key and no -seed, the key's next sealed visit of -suite, stored under its label")
 	key := flag.String("key", "", "a submitter key (its label names the stored run)")
 	flag.Parse()
-	out, err := play(*server, *key, api.SessionRequest{Visit: *visit, Suite: *suite, Seed: seed})
+	req := api.SessionRequest{Visit: *visit, Suite: *suite}
+	if *seed >= 0 {
+		req.Seed = seed
+	} else if *key == "" && *visit == "" {
+		zero := 0
+		req.Seed = &zero // without a key, practice needs a seed
+	}
+	out, err := play(*server, *key, req)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "normgym-client:", err)
 		os.Exit(1)
