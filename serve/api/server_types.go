@@ -21,6 +21,9 @@ type ErrorDetail struct {
 	Diffs []string `json:"diffs,omitempty"`
 	// SimSHA256 is the sim.wasm this server verifies with (CodeVersion).
 	SimSHA256 string `json:"sim_sha256,omitempty"`
+	// Actions is how many actions the session has taken, when a step's
+	// index is not that count (CodeConflict): where to go on from.
+	Actions *int `json:"actions,omitempty"`
 }
 
 // Consent is GET /api/consent: the text a participant agrees to before

@@ -142,6 +142,14 @@ type SessionResult struct {
 // its token in Authorization: Bearer).
 type SessionStep struct {
 	Action string `json:"action"`
+	// Index is the number of actions taken before this one (the Actions
+	// of the last answer), if the client sends it; clients that may send
+	// a step again should. A step sent again with the index and action of
+	// the last one taken (a retry after a lost answer) is taken once and
+	// answered as it was the first time; any other index but the
+	// session's count of actions is refused (409 conflict, with that
+	// count in ErrorDetail.Actions), and nothing is taken.
+	Index *int `json:"index,omitempty"`
 }
 
 // SessionAnswer is the body of POST /api/session/answer.

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -29,95 +28,6 @@ import (
 	"github.com/normgym/normgym/web/dist"
 )
 
-const serveAbout = "Serves the web app and the API on --addr with an embedded SQLite database (--db). Submitted runs are\n" +
-	"replayed through the embedded sim.wasm and stored only if they match. Stops cleanly on SIGINT or SIGTERM."
-
-// serveFlags are serve's flags.
-type serveFlags struct {
-	fs                                                                  *flag.FlagSet
-	addr, dbPath, web, tokenEnv, verify, clientHeader, teacherKeys      *string
-	step, submitterKeys, baselines, privateCatalog                      *string
-	studyKeys                                                           func(*slog.Logger) (server.TeacherKeys, error)
-	replayTimeout, readHeaderTimeout, readTimeout, writeTimeout, idleTO *time.Duration
-	roomTTL, sessionTTL                                                 *time.Duration
-	fsync, openRooms                                                    *bool
-	maxBody                                                             *int64
-	maxConns, maxConnsPerIP                                             *int
-	limits                                                              limitFlag
-}
-
-// addServeFlags registers serve's flags on a FlagSet of e.
-func addServeFlags(e *env) *serveFlags {
-	fs := e.flags("serve", "[flags]", serveAbout)
-	f := &serveFlags{fs: fs, limits: limitFlag(server.DefaultLimits())}
-	f.addr = fs.String("addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
-	f.dbPath = fs.String("db", "normgym.db", "SQLite database file (created if missing)")
-	f.web = fs.String("web", "", "serve the web app from this directory (development) instead of the one built into the binary")
-	f.tokenEnv = fs.String("admin-token-env", "NORMGYM_ADMIN_TOKEN", "environment variable holding the admin token for /api/export (unset: export disabled)")
-	f.verify = fs.String("verify", "wasm", "how runs are replayed: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; several times faster: make bench-serve measures both)")
-	f.replayTimeout = fs.Duration("replay-timeout", 10*time.Second, "longest time one replay may take")
-	f.fsync = fs.Bool("fsync", false, "fsync every commit (synchronous=FULL): survive power loss, not just a crash, at some speed")
-	// Limits for a public server (README: "Running a public server").
-	fs.Var(f.limits, "limit", "a client's rate limit for a class of request, CLASS=N/UNIT:BURST or CLASS=off (repeatable; classes "+
-		"read, write, lookup, rooms and static, which is unlimited unless set)")
-	f.clientHeader = fs.String("trust-proxy-header", "", "header in which a trusted reverse proxy passes the client's address (e.g. X-Forwarded-For: its last address); "+
-		"set it only if every request comes through that proxy (empty: the connection's peer is the client)")
-	f.maxBody = fs.Int64("max-body", server.DefaultMaxBody, "largest request body in bytes (the largest honest submission is about 58 KB)")
-	f.maxConns = fs.Int("max-conns", 1024, "most connections open at once (more wait to be accepted; 0: no bound)")
-	f.maxConnsPerIP = fs.Int("max-conns-per-ip", 256, "most connections open at once from one address (more are closed; 0: no bound; off with --trust-proxy-header)")
-	f.readHeaderTimeout = fs.Duration("read-header-timeout", 5*time.Second, "longest time to read a request's headers")
-	f.readTimeout = fs.Duration("read-timeout", 20*time.Second, "longest time to read a whole request, body included")
-	f.writeTimeout = fs.Duration("write-timeout", time.Minute, "longest time to write an answer (exports extend it page by page)")
-	f.idleTO = fs.Duration("idle-timeout", time.Minute, "how long an idle keep-alive connection stays open")
-	f.openRooms = fs.Bool("open-rooms", false, "let anyone create a classroom: for a local or classroom-only server (default: only holders of a teacher key, see --teacher-keys); a room's runs are its class's, never the public human row")
-	f.teacherKeys = fs.String("teacher-keys", "", "file of teacher keys (lines \"LABEL SHA256\" from normgym teacher-key LABEL; re-read when it changes) that may create classrooms")
-	f.roomTTL = fs.Duration("room-ttl", server.DefaultRoomTTL, "how long a classroom takes students after it is created (its teacher can read it after)")
-	f.step = fs.String("step", "wasm", "how sessions are stepped: wasm (sim.wasm under wazero) or native (the Go core, checked against sim.wasm at start; about 1.7x the steps per second)")
-	f.sessionTTL = fs.Duration("session-ttl", session.DefaultTTL, "how long a session waits for its next action before it expires (a visit is played once: an expired one is lost)")
-	f.submitterKeys = fs.String("submitter-keys", "", "file of submitter keys (lines \"LABEL SHA256\" from normgym submitter-key LABEL; re-read when it changes): "+
-		"their holders' sessions are stored under LABEL as server-stepped model runs")
-	f.baselines = fs.String("baselines", "mini,standard", "suites whose baseline rows the server computes itself, in the background after start "+
-		"(natively, the runs it lacks; standard takes about four minutes of one core the first time); \"none\" for none")
-	f.studyKeys = studyKeysFlag(fs)
-	f.privateCatalog = fs.String("private-catalog", "", "file of a private suite (norms and seeds that are never served; README: \"A private suite\"): played through submitter keys' sessions only")
-	return f
-}
-
-// check refuses flags that do not go together.
-func (f *serveFlags) check(pos []string) error {
-	switch {
-	case len(pos) > 0:
-		return usageError("serve takes no arguments, got %q", pos[0])
-	case *f.verify != "wasm" && *f.verify != "native":
-		return usageError("--verify must be wasm or native, not %q", *f.verify)
-	case *f.step != "wasm" && *f.step != "native":
-		return usageError("--step must be wasm or native, not %q", *f.step)
-	case *f.replayTimeout <= 0:
-		return usageError("--replay-timeout must be positive")
-	case *f.maxBody < 1024:
-		return usageError("--max-body must be at least 1024 bytes")
-	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"read-header-timeout", *f.readHeaderTimeout}, {"read-timeout", *f.readTimeout}, {"write-timeout", *f.writeTimeout},
-		{"idle-timeout", *f.idleTO}, {"room-ttl", *f.roomTTL}, {"session-ttl", *f.sessionTTL}} {
-		if d.v <= 0 {
-			return usageError("--%s must be positive", d.name)
-		}
-	}
-	return nil
-}
-
-// perIP is --max-conns-per-ip, off behind a trusted proxy unless given:
-// every connection then comes from the proxy.
-func (f *serveFlags) perIP() int {
-	if *f.clientHeader != "" && !flagSet(f.fs, "max-conns-per-ip") {
-		return 0
-	}
-	return *f.maxConnsPerIP
-}
-
 // serverRun is what cmdServe runs: the module, the engines, the store, the
 // site and the server, with what the keys and the private suite say.
 type serverRun struct {
@@ -132,11 +42,12 @@ type serverRun struct {
 	st                  *store.Store
 	site                fs.FS
 	siteName            string
+	opts                server.Options
 	srv                 *server.Server
 }
 
 func cmdServe(e *env) error {
-	f := addServeFlags(e)
+	f := newServeFlags(e)
 	pos, err := e.parse(f.fs)
 	if err != nil {
 		return err
@@ -227,13 +138,13 @@ func (s *serverRun) open(ctx context.Context) error {
 		return err
 	}
 	f := s.f
-	s.srv, err = server.New(server.Options{Store: s.st, Verifier: s.verifier, Web: s.site, AdminToken: os.Getenv(*f.tokenEnv),
+	s.opts = server.Options{Store: s.st, Verifier: s.verifier, Web: s.site, AdminToken: os.Getenv(*f.tokenEnv),
 		AdminTokenEnv: *f.tokenEnv, Logger: s.log, ReplayTimeout: *f.replayTimeout, MaxBody: *f.maxBody,
 		Limiter: limit.NewBuckets(f.limits, nil), ClientHeader: *f.clientHeader, OpenRooms: *f.openRooms, TeacherKeys: s.keys,
-		RoomTTL: *f.roomTTL, Engine: s.engine, Private: s.private, SessionTTL: *f.sessionTTL, SubmitterKeys: s.subs, StudyKeys: s.studies,
-		// Half of what sim.wasm can hold open; the rest is the verifier's.
-		// Sessions beyond stay stored and are rebuilt when they act.
-		SessionsLive: s.rt.Capacity() / 2})
+		RoomTTL: *f.roomTTL, Engine: s.engine, Private: s.private, SubmitterKeys: s.subs, StudyKeys: s.studies}
+	// Sessions beyond SessionsLive stay stored and are rebuilt when they act.
+	f.sessionOptions(&s.opts, s.rt.Capacity())
+	s.srv, err = server.New(s.opts)
 	return err
 }
 
@@ -297,9 +208,7 @@ func (s *serverRun) serve(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	ln := limit.Listen(raw, *f.maxConns, f.perIP())
-	hs := &http.Server{Handler: s.srv, ReadHeaderTimeout: *f.readHeaderTimeout, ReadTimeout: *f.readTimeout, WriteTimeout: *f.writeTimeout,
-		IdleTimeout: *f.idleTO, MaxHeaderBytes: 16 << 10, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs, ln := s.srv.HTTPServer(raw, f.httpOptions(slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)))
 	s.announce(e, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -342,8 +251,7 @@ func (s *serverRun) announce(e *env, addr net.Addr) {
 		priv = fmt.Sprintf("%s (%d visits, version %s)", p.Name, len(p.Visits), p.Version)
 	}
 	fmt.Fprintf(e.stdout, "normgym: sessions stepped by %s, idle expiry %s; private suite %s\n", s.engine.Kind(), *f.sessionTTL, priv)
-	fmt.Fprintf(e.stdout, "normgym: limits per client %s; body %d bytes; connections %d (%d per address); timeouts header %s, read %s, write %s\n",
-		f.limits, *f.maxBody, *f.maxConns, f.perIP(), *f.readHeaderTimeout, *f.readTimeout, *f.writeTimeout)
+	f.banner(e.stdout, s.opts)
 }
 
 // computeBaselines computes the baselines' rows the store lacks, natively:

@@ -54,3 +54,15 @@ func prefixKey(a netip.Addr) string {
 	p, _ := a.Prefix(64)
 	return p.String()
 }
+
+// Prefix56 is the IPv6 /56 that holds a client key's /64 ("" for an IPv4
+// key, or a key that is no prefix): the block a subscriber is often given
+// whole, bounded as one besides each of its /64s.
+func Prefix56(key string) string {
+	p, err := netip.ParsePrefix(key)
+	if err != nil || !p.Addr().Is6() {
+		return ""
+	}
+	q, _ := p.Addr().Prefix(56)
+	return q.String()
+}

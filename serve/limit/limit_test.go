@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -156,12 +158,14 @@ func isTimeout(err error) bool {
 	return ok && ne.Timeout()
 }
 
+// TestListen: the bounds over real loopback connections; the cases of
+// TestListenBounds in detail.
 func TestListen(t *testing.T) {
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Listen(raw, 3, 2)
+	l := Listen(raw, ListenOptions{Max: 3, PerAddr: 2})
 	defer l.Close()
 	accepted := make(chan net.Conn, 10)
 	go func() {
@@ -175,33 +179,308 @@ func TestListen(t *testing.T) {
 		}
 	}()
 	addr := raw.Addr().String()
+	busy := func() net.Conn { c := <-accepted; l.SetIdle(c, false); return c }
 	// Two from 127.0.0.2 are served; the third is closed at once.
 	a1, a2 := dialFrom(t, "127.0.0.2", addr), dialFrom(t, "127.0.0.2", addr)
-	s1, s2 := <-accepted, <-accepted
+	s1, s2 := busy(), busy()
 	a3 := dialFrom(t, "127.0.0.2", addr)
 	if !closedByPeer(a3) {
 		t.Error("a third connection from one address was not closed")
 	}
-	if n, _ := Refused(l); n != 1 {
-		t.Errorf("Refused = %d, want 1", n)
+	if st := l.Stats(); st.Refused != 1 || st.Open != 2 {
+		t.Errorf("Stats = %+v, want 1 refused, 2 open", st)
 	}
 	// Another address gets the last slot; a fourth waits for a slot.
 	b1 := dialFrom(t, "127.0.0.3", addr)
-	s3 := <-accepted
+	s3 := busy()
 	b2 := dialFrom(t, "127.0.0.4", addr)
 	select {
 	case <-accepted:
-		t.Fatal("a fourth connection was accepted while three were open")
+		t.Fatal("a fourth connection was accepted while three were open and busy")
 	case <-time.After(200 * time.Millisecond):
 	}
-	s1.Close()
+	// An idle one makes room: the busiest address's.
+	l.SetIdle(s1, true)
 	select {
 	case s4 := <-accepted:
 		s4.Close()
 	case <-time.After(2 * time.Second):
-		t.Fatal("no slot freed when a connection closed")
+		t.Fatal("no room made when a connection went idle")
+	}
+	if !closedByPeer(a1) {
+		t.Error("the idle connection was not closed for the new one")
 	}
 	for _, c := range []net.Conn{a1, a2, a3, b1, b2, s2, s3} {
 		c.Close()
+	}
+}
+
+// fakeConn is one end of a pipe with a chosen remote address; closed is
+// closed when the listener's side closes it.
+type fakeConn struct {
+	net.Conn
+	remote net.Addr
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (c *fakeConn) RemoteAddr() net.Addr { return c.remote }
+func (c *fakeConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+// fakeListener hands out the conns sent on in.
+type fakeListener struct {
+	in   chan net.Conn
+	done chan struct{}
+}
+
+func (f *fakeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-f.in:
+		return c, nil
+	case <-f.done:
+		return nil, net.ErrClosed
+	}
+}
+func (f *fakeListener) Close() error   { close(f.done); return nil }
+func (f *fakeListener) Addr() net.Addr { return &net.TCPAddr{} }
+
+// listenHarness runs a Listener over a fakeListener.
+type listenHarness struct {
+	t        *testing.T
+	l        *Listener
+	f        *fakeListener
+	accepted chan net.Conn
+}
+
+func newListenHarness(t *testing.T, o ListenOptions) *listenHarness {
+	h := &listenHarness{t: t, f: &fakeListener{in: make(chan net.Conn), done: make(chan struct{})}, accepted: make(chan net.Conn, 100)}
+	h.l = Listen(h.f, o)
+	go func() {
+		for {
+			c, err := h.l.Accept()
+			if err != nil {
+				return
+			}
+			h.accepted <- c
+		}
+	}()
+	t.Cleanup(func() { h.l.Close() })
+	return h
+}
+
+// dial connects from ip and returns the listener's side, busy (nil if
+// the connection was refused or still waits after wait), and the fake
+// client side.
+func (h *listenHarness) dial(ip string, wait time.Duration) (net.Conn, *fakeConn) {
+	h.t.Helper()
+	a, b := net.Pipe()
+	h.t.Cleanup(func() { b.Close() })
+	fc := &fakeConn{Conn: a, remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 4000}, closed: make(chan struct{})}
+	h.f.in <- fc
+	return h.await(fc, wait), fc
+}
+
+// await returns fc's listener side once accepted (marked busy), or nil if
+// it is refused or still waits after wait.
+func (h *listenHarness) await(fc *fakeConn, wait time.Duration) net.Conn {
+	select {
+	case c := <-h.accepted:
+		h.l.SetIdle(c, false)
+		return c
+	case <-fc.closed:
+	case <-time.After(wait):
+	}
+	return nil
+}
+
+func isClosed(fc *fakeConn) bool {
+	select {
+	case <-fc.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestListenBounds: the per-address, per-/56 and total bounds, each with
+// idle connections making room and without.
+func TestListenBounds(t *testing.T) {
+	const long = 2 * time.Second
+	tests := []struct {
+		name string
+		o    ListenOptions
+		run  func(t *testing.T, h *listenHarness)
+	}{
+		{"per address: refused when none is idle", ListenOptions{PerAddr: 2}, func(t *testing.T, h *listenHarness) {
+			h.dial("192.0.2.1", long)
+			h.dial("192.0.2.1", long)
+			if c, _ := h.dial("192.0.2.1", long); c != nil {
+				t.Error("a third connection from one address was accepted")
+			}
+			if c, _ := h.dial("192.0.2.2", long); c == nil {
+				t.Error("another address was refused")
+			}
+			if st := h.l.Stats(); st.Refused != 1 || st.Open != 3 {
+				t.Errorf("stats %+v, want 1 refused and 3 open", st)
+			}
+		}},
+		{"per address: an idle one makes room", ListenOptions{PerAddr: 2}, func(t *testing.T, h *listenHarness) {
+			c1, f1 := h.dial("192.0.2.1", long)
+			h.dial("192.0.2.1", long)
+			h.l.SetIdle(c1, true)
+			if c, _ := h.dial("192.0.2.1", long); c == nil || !isClosed(f1) {
+				t.Error("the idle connection did not make room for the new one")
+			}
+			if st := h.l.Stats(); st.Reclaimed != 1 || st.Open != 2 {
+				t.Errorf("stats %+v, want 1 reclaimed and 2 open", st)
+			}
+		}},
+		{"per /56", ListenOptions{PerAddr: 2, Per56: 3}, func(t *testing.T, h *listenHarness) {
+			h.dial("2001:db8:0:1::1", long)
+			c2, f2 := h.dial("2001:db8:0:1::2", long)
+			h.dial("2001:db8:0:2::1", long)
+			if c, _ := h.dial("2001:db8:0:3::1", long); c != nil {
+				t.Error("a fourth connection from one /56 was accepted")
+			}
+			if c, _ := h.dial("2001:db8:0:100::1", long); c == nil {
+				t.Error("another /56 was refused")
+			}
+			h.l.SetIdle(c2, true)
+			if c, _ := h.dial("2001:db8:0:3::1", long); c == nil || !isClosed(f2) {
+				t.Error("the /56's idle connection did not make room")
+			}
+		}},
+		{"total: the busiest address's idle one makes room", ListenOptions{Max: 3}, func(t *testing.T, h *listenHarness) {
+			a1, fa1 := h.dial("192.0.2.1", long)
+			h.dial("192.0.2.1", long)
+			b, fb := h.dial("192.0.2.2", long)
+			h.l.SetIdle(b, true)
+			h.l.SetIdle(a1, true)
+			if c, _ := h.dial("192.0.2.3", long); c == nil || !isClosed(fa1) || isClosed(fb) {
+				t.Errorf("a new client: accepted %v; the busiest address's idle connection closed %v, the other's %v", c != nil, isClosed(fa1), isClosed(fb))
+			}
+		}},
+		{"total: waits for a slot", ListenOptions{Max: 2}, func(t *testing.T, h *listenHarness) {
+			c1, _ := h.dial("192.0.2.1", long)
+			h.dial("192.0.2.2", long)
+			c, f := h.dial("192.0.2.3", 200*time.Millisecond)
+			if c != nil || isClosed(f) {
+				t.Fatal("a third connection did not wait while two were busy")
+			}
+			c1.Close()
+			if h.await(f, long) == nil {
+				t.Error("no slot freed when a connection closed")
+			}
+		}},
+		{"total: refused after the wait", ListenOptions{Max: 1, Wait: 100 * time.Millisecond}, func(t *testing.T, h *listenHarness) {
+			h.dial("192.0.2.1", long)
+			if c, f := h.dial("192.0.2.2", long); c != nil || !isClosed(f) {
+				t.Error("a connection beyond the bound was not closed after the wait")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, newListenHarness(t, tt.o)) })
+	}
+}
+
+func TestPrefix56(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"2001:db8:1:2::/64", "2001:db8:1::/56"},
+		{"2001:db8:1:ff00::/64", "2001:db8:1:ff00::/56"},
+		{"192.0.2.7", ""},
+		{"pipe", ""},
+	}
+	for _, tt := range tests {
+		if got := Prefix56(tt.key); got != tt.want {
+			t.Errorf("Prefix56(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestGate(t *testing.T) {
+	g := NewGate(2, 3, 4)
+	var leaves []func()
+	enter := func(client string, want error) {
+		t.Helper()
+		leave, err := g.Enter(client)
+		if err != want {
+			t.Fatalf("Enter(%s) = %v, want %v", client, err, want)
+		}
+		if err == nil {
+			leaves = append(leaves, leave)
+		}
+	}
+	enter("192.0.2.1", nil)
+	enter("192.0.2.1", nil)
+	enter("192.0.2.1", ErrClientFull)
+	enter("2001:db8:0:1::/64", nil)
+	enter("2001:db8:0:2::/64", nil)
+	enter("2001:db8:0:3::/64", ErrFull) // the total (4) comes before the /56 (3)
+	leaves[0]()
+	leaves[0]() // twice is once
+	enter("2001:db8:0:3::/64", nil)
+	enter("2001:db8:0:4::/64", ErrClientFull) // the /56 holds 3
+	if n, all := g.Open("192.0.2.1"); n != 1 || all != 4 {
+		t.Errorf("Open = %d, %d; want 1 and 4", n, all)
+	}
+	var none *Gate
+	if leave, err := none.Enter("x"); err != nil {
+		t.Error("a nil Gate refused")
+	} else {
+		leave()
+	}
+}
+
+// TestFair: waiters are served one client at a time, in turn, whatever
+// the order they came in.
+func TestFair(t *testing.T) {
+	f := NewFair(1, 3)
+	ctx := context.Background()
+	if err := f.Acquire(ctx, "flood"); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	wait := func(client string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f.Acquire(ctx, client); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, client)
+			mu.Unlock()
+			f.Release()
+		}()
+		for n := f.Waiting(); f.Waiting() == n; {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for range 3 {
+		wait("flood")
+	}
+	if err := f.Acquire(ctx, "flood"); err != ErrClientFull {
+		t.Errorf("a fourth waiter of one client: %v, want ErrClientFull", err)
+	}
+	wait("honest")
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	if err := f.Acquire(cctx, "gone"); err == nil {
+		t.Error("a waiter whose context ended got a slot")
+	}
+	cancel()
+	f.Release()
+	wg.Wait()
+	if got := strings.Join(order, " "); got != "flood honest flood flood" {
+		t.Errorf("served %q, want flood honest flood flood", got)
+	}
+	if f.Waiting() != 0 {
+		t.Errorf("%d still waiting", f.Waiting())
 	}
 }

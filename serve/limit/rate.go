@@ -1,8 +1,11 @@
 // Package limit holds the NormGym server's per-client limits: token
 // buckets keyed by client and class of request (Buckets), a listener that
-// caps connections in all and per address (Listen), and the key that
-// names a client (ClientKey). It knows nothing of the routes: the server
-// says which class a request draws from.
+// caps connections in all, per address and per IPv6 /56, and lets new
+// connections take the place of idle ones (Listen), a count of what each
+// client holds open that works behind a proxy (Gate), a semaphore that
+// serves clients in turn (Fair), and the key that names a client
+// (ClientKey). It knows nothing of the routes: the server says which
+// class a request draws from.
 package limit
 
 import (

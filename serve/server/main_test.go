@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	removeSharedBinary()
 	rt.Close(ctx)
 	os.Exit(code)
 }

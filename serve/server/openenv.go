@@ -87,7 +87,11 @@ type envState struct {
 // envAction is NormGym's Action: a move or act in text form, or, after
 // the visit, the probe answer. metadata is OpenEnv's Action field.
 type envAction struct {
-	Action     *string        `json:"action,omitempty"`
+	Action *string `json:"action,omitempty"`
+	// Index is the action's expected index (api.SessionStep.Index); it
+	// is ignored with an answer (sent again, an answer is answered as it
+	// was).
+	Index      *int           `json:"index,omitempty"`
 	Answer     *int           `json:"answer,omitempty"`
 	Confidence *float64       `json:"confidence,omitempty"`
 	Metadata   map[string]any `json:"metadata,omitempty"`
@@ -184,7 +188,7 @@ func (s *Server) envAct(r *http.Request, token string, a envAction) (api.Session
 	var st api.SessionState
 	var err error
 	if a.Action != nil {
-		st, err = s.sessions.Step(r.Context(), token, *a.Action)
+		st, err = s.sessions.StepAt(r.Context(), token, *a.Action, a.Index)
 	} else {
 		st, err = s.sessions.Answer(r.Context(), token, *a.Answer, a.Confidence)
 	}
@@ -281,7 +285,9 @@ func (s *Server) envSchema(w http.ResponseWriter, r *http.Request) error {
 		return m
 	}
 	action := obj("NormGymAction", map[string]any{
-		"action":     map[string]any{"type": "string", "description": "one of " + strings.Join(sim.ActionVerbs(), ", ") + "; give takes a member's name (give mara)"},
+		"action": map[string]any{"type": "string", "description": "one of " + strings.Join(sim.ActionVerbs(), ", ") + "; give takes a member's name (give mara)"},
+		"index": map[string]any{"type": "integer", "minimum": 0, "description": "the number of actions taken before this one: a step sent again with the same index is taken once " +
+			"and answered as it was; another index than the session's count is refused (409) with that count"},
 		"answer":     map[string]any{"type": "integer", "minimum": 0, "maximum": 3, "description": "after the visit: the probe option believed to be the rule (0-based)"},
 		"confidence": map[string]any{"type": "number", "minimum": 0, "maximum": 1},
 		"metadata":   map[string]any{"type": "object"},

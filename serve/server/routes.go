@@ -11,6 +11,7 @@ import (
 
 	"github.com/normgym/normgym/serve/api"
 	"github.com/normgym/normgym/serve/limit"
+	"github.com/normgym/normgym/serve/session"
 )
 
 // The classes of request a client's rate limits are kept by. A request
@@ -223,8 +224,10 @@ func (s *Server) routes() http.Handler {
 }
 
 // guard applies a route's limits before its handler: the client's rate
-// limit for the method's class, then the body bound (a declared length
-// over it is refused unread; a body that runs over it fails to read).
+// limit for the method's class, its bound of requests in flight, then the
+// body bound (a declared length over it is refused unread; a body that
+// runs over it fails to read). The handler's context names the client
+// (session.WithClient), by which sessions share memory and rebuilds.
 func (s *Server) guard(rt route, next http.Handler) http.Handler {
 	max := rt.body
 	if max <= 0 {
@@ -242,6 +245,14 @@ func (s *Server) guard(rt route, next http.Handler) http.Handler {
 			refuse(err)
 			return
 		}
+		client := s.client(r)
+		leave, err := s.gates.requests.Enter(client)
+		if err != nil {
+			refuse(gateError(err, "requests", s.opts.MaxRequestsPerClient))
+			return
+		}
+		defer leave()
+		r = r.WithContext(session.WithClient(r.Context(), client))
 		if r.ContentLength > max {
 			refuse(errf(api.CodeTooLarge, "the body is larger than %d bytes", max))
 			return

@@ -92,8 +92,25 @@ type Options struct {
 	SessionTTL time.Duration
 	// SessionsLive bounds the sessions whose environments stay in memory
 	// (session.Options.MaxLive); keep it within what Engine can hold open
-	// (host.Runtime.Capacity), beside the verifier's replays.
+	// (host.Runtime.Capacity), beside the verifier's replays. SessionsIdle
+	// closes an environment unused that long (session.Options.Idle);
+	// Rebuilds bounds the sessions rebuilt into memory at once
+	// (session.Options.MaxRebuilds).
 	SessionsLive int
+	SessionsIdle time.Duration
+	Rebuilds     int
+	// MaxRequestsPerClient bounds one client's requests in flight (behind
+	// a proxy, where the listener cannot tell clients apart; default
+	// DefaultPerClient, twice that per IPv6 /56). MaxWebSockets bounds the
+	// WebSockets open at once (default DefaultMaxWebSockets),
+	// MaxWebSocketsPerClient one client's (default
+	// DefaultWebSocketsPerClient, twice that per /56); negative: no bound.
+	MaxRequestsPerClient, MaxWebSockets, MaxWebSocketsPerClient int
+	// WSIdle closes a WebSocket that sends no message for that long
+	// (default DefaultWSIdle); WSPing is how often the server pings a
+	// WebSocket idle that long (default DefaultWSPing): pings keep proxies
+	// from closing it, and only messages count as activity.
+	WSIdle, WSPing time.Duration
 	// SubmitterKeys says which bearer keys may open sessions whose runs
 	// are stored as the key's label's (a model's row of the leaderboard).
 	SubmitterKeys TeacherKeys
@@ -116,6 +133,7 @@ type Server struct {
 	static  *static
 
 	sessions *session.Manager
+	gates    gates
 
 	assignMu sync.Mutex
 	probes   sync.Map // visit id → probeInfo
@@ -162,9 +180,18 @@ func New(opts Options) (*Server, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = session.DefaultTTL
 	}
+	defaultInt(&opts.MaxRequestsPerClient, DefaultPerClient)
+	defaultInt(&opts.MaxWebSockets, DefaultMaxWebSockets)
+	defaultInt(&opts.MaxWebSocketsPerClient, DefaultWebSocketsPerClient)
+	if opts.WSIdle <= 0 {
+		opts.WSIdle = DefaultWSIdle
+	}
+	if opts.WSPing <= 0 {
+		opts.WSPing = DefaultWSPing
+	}
 	s := &Server{opts: opts, store: opts.Store, verify: opts.Verifier, log: opts.Logger, now: opts.Now,
 		replays: make(chan struct{}, opts.MaxReplays), limiter: opts.Limiter, suites: map[string]suiteRef{},
-		boards: boards{entries: map[string]*board{}, busy: map[string]chan struct{}{}}}
+		boards: boards{entries: map[string]*board{}, busy: map[string]chan struct{}{}}, gates: newGates(opts)}
 	for _, su := range sim.Suites() {
 		for _, v := range su.Visits {
 			s.suites[v] = suiteRef{su.Name, su.Version}
@@ -176,7 +203,8 @@ func New(opts Options) (*Server, error) {
 			private = session.NativeCatalog(opts.Engine.SHA256(), opts.Private.Catalog)
 		}
 		m, err := session.New(session.Options{Store: opts.Store, Engine: opts.Engine, Private: private, TTL: opts.SessionTTL,
-			MaxLive: opts.SessionsLive, Finish: s.storeSession, Now: opts.Now, Logger: opts.Logger})
+			MaxLive: opts.SessionsLive, Idle: opts.SessionsIdle, MaxRebuilds: opts.Rebuilds,
+			Finish: s.storeSession, Now: opts.Now, Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}
@@ -185,6 +213,16 @@ func New(opts Options) (*Server, error) {
 	s.static = newStatic(opts.Web)
 	s.handler = s.routes()
 	return s, nil
+}
+
+// defaultInt sets *v to def if it is 0, and to 0 (no bound) if negative.
+func defaultInt(v *int, def int) {
+	switch {
+	case *v == 0:
+		*v = def
+	case *v < 0:
+		*v = 0
+	}
 }
 
 // ServeHTTP implements http.Handler.
@@ -240,7 +278,10 @@ type Error struct {
 	SimSHA256 string
 	// RetryAfter is when to try again (codes busy, timeout, rate_limited).
 	RetryAfter time.Duration
-	Err        error
+	// Actions is a session's count of actions, on a conflict of a step's
+	// index (api.ErrorDetail.Actions).
+	Actions *int
+	Err     error
 }
 
 func (e *Error) Error() string {
@@ -276,7 +317,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case api.CodeUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="normgym"`)
 	}
-	writeJSON(w, status, api.ErrorDetail{Code: e.Code, Message: e.Message, Diffs: e.Diffs, SimSHA256: e.SimSHA256})
+	writeJSON(w, status, api.ErrorDetail{Code: e.Code, Message: e.Message, Diffs: e.Diffs, SimSHA256: e.SimSHA256, Actions: e.Actions})
 }
 
 // writeJSON answers with v as JSON, never cached.

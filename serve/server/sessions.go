@@ -315,7 +315,9 @@ func (s *Server) stepSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req, 16); err != nil {
 		return err
 	}
-	return s.withToken(w, r, func(token string) (any, error) { return s.sessions.Step(r.Context(), token, req.Action) })
+	return s.withToken(w, r, func(token string) (any, error) {
+		return s.sessions.StepAt(r.Context(), token, req.Action, req.Index)
+	})
 }
 
 // answerSession handles POST /api/session/answer.
@@ -356,7 +358,7 @@ func sessionError(err error) error {
 		if e.Code == api.CodeInternal {
 			return &Error{Code: api.CodeInternal, Message: e.Message, Err: e}
 		}
-		return &Error{Code: e.Code, Message: e.Message}
+		return &Error{Code: e.Code, Message: e.Message, Actions: e.Actions}
 	}
 	return err
 }

@@ -11,12 +11,12 @@ import (
 	"github.com/normgym/normgym/serve/api"
 )
 
-// wsIdle closes a WebSocket that sends nothing for this long (its session
-// lives on until it expires, and reset with episode_id resumes it).
-const wsIdle = 10 * time.Minute
-
 // wsMaxMessage bounds a WebSocket message (a reset, an action).
 const wsMaxMessage = 16 << 10
+
+// wsMaxPause is the longest a WebSocket's next message waits after one
+// refused by a rate limit (see wsServe).
+const wsMaxPause = time.Second
 
 // wsMessage is OpenEnv's WSResetMessage, WSStepMessage, WSStateMessage and
 // WSCloseMessage: a type and its data.
@@ -59,8 +59,9 @@ type WSConn struct {
 
 // WSLimits are the bounds of a /ws connection: a message longer than
 // maxMessage closes it (status 1009), and so does idle time without a
-// message.
-func WSLimits() (maxMessage int, idle time.Duration) { return wsMaxMessage, wsIdle }
+// message (DefaultWSIdle: the transports outside this package have no
+// Options to read).
+func WSLimits() (maxMessage int, idle time.Duration) { return wsMaxMessage, DefaultWSIdle }
 
 // NewWSConn returns the connection that upgrade request r opened, once
 // the server's handler has answered r with 101 Switching Protocols (the
@@ -73,11 +74,13 @@ func (s *Server) NewWSConn(r *http.Request) *WSConn {
 // Message answers one message (text is false for a binary one) with the
 // reply to send, or reports that the client asked to close: end the
 // connection then, without a reply.
+//
+// Every message draws from the client's rate limit of its HTTP twin's
+// class (wsClass), as on the native /ws; the pause the native loop keeps
+// after a refusal is the transport's to keep.
 func (c *WSConn) Message(ctx context.Context, msg []byte, text bool) (reply []byte, closing bool, err error) {
-	var rp wsReply
-	if !text {
-		rp = wsError(errf(api.CodeInvalid, "messages are JSON text"), "INVALID_JSON")
-	} else if rp, closing = c.s.wsHandle(c.r.WithContext(ctx), msg, &c.token); closing {
+	rp, closing, _ := c.s.wsHandle(c.r.WithContext(ctx), text, msg, &c.token)
+	if closing {
 		return nil, true, nil
 	}
 	b, err := json.Marshal(rp)
@@ -96,58 +99,91 @@ func headerHas(h http.Header, name, token string) bool {
 	return false
 }
 
-// wsHandle answers one message; done reports a close message.
-func (s *Server) wsHandle(r *http.Request, msg []byte, token *string) (reply wsReply, done bool) {
+// wsClass is the rate-limit class of a WebSocket message of type typ: its
+// HTTP twin's (reset: POST /reset, write; step: POST /step, step; state:
+// GET /state, read). A malformed or unknown message draws a read token;
+// close draws none.
+func wsClass(typ string) string {
+	switch typ {
+	case "reset":
+		return ClassWrite
+	case "step":
+		return ClassStep
+	case "close":
+		return ""
+	}
+	return ClassRead
+}
+
+// wsHandle answers one message; done reports a close message, pause how
+// long to wait before the next (after a refusal by a rate limit).
+// A binary message (text false) is refused as malformed.
+func (s *Server) wsHandle(r *http.Request, text bool, msg []byte, token *string) (reply wsReply, done bool, pause time.Duration) {
 	var m wsMessage
-	if err := decodeBytes(msg, &m, 16); err != nil {
-		return wsError(err, "INVALID_JSON"), false
+	var perr error = errf(api.CodeInvalid, "messages are JSON text")
+	if text {
+		perr = decodeBytes(msg, &m, 16)
+	}
+	class := ClassRead
+	if perr == nil {
+		class = wsClass(m.Type)
+	}
+	if class != "" {
+		if err := s.allow(r, class); err != nil {
+			var e *Error
+			errors.As(err, &e)
+			return wsError(err, "CAPACITY_REACHED"), false, e.RetryAfter
+		}
+	}
+	if perr != nil {
+		return wsError(perr, "INVALID_JSON"), false, 0
 	}
 	switch m.Type {
 	case "reset":
-		var req envReset
-		if len(m.Data) > 0 && string(m.Data) != "null" {
-			if err := strictDecode(m.Data, &req); err != nil {
-				return wsError(err, "VALIDATION_ERROR"), false
-			}
-		}
-		if err := s.allow(r, ClassWrite); err != nil && req.EpisodeID == "" {
-			return wsError(err, "CAPACITY_REACHED"), false
-		}
-		st, tok, err := s.envOpen(r, req, bearer(r))
-		if err != nil {
-			return wsError(err, "SESSION_ERROR"), false
-		}
-		*token = tok
-		return wsReply{Type: "observation", Data: envResultOf(st, tok, true)}, false
+		return s.wsReset(r, m.Data, token), false, 0
 	case "step":
 		if *token == "" {
-			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false
+			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false, 0
 		}
 		a, err := parseAction(m.Data)
 		if err != nil {
-			return wsError(err, "VALIDATION_ERROR"), false
-		}
-		if err := s.allow(r, ClassStep); err != nil {
-			return wsError(err, "CAPACITY_REACHED"), false
+			return wsError(err, "VALIDATION_ERROR"), false, 0
 		}
 		st, err := s.envAct(r, *token, a)
 		if err != nil {
-			return wsError(err, "EXECUTION_ERROR"), false
+			return wsError(err, "EXECUTION_ERROR"), false, 0
 		}
-		return wsReply{Type: "observation", Data: envResultOf(st, *token, false)}, false
+		return wsReply{Type: "observation", Data: envResultOf(st, *token, false)}, false, 0
 	case "state":
 		if *token == "" {
-			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false
+			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false, 0
 		}
 		st, err := s.sessions.Get(r.Context(), *token)
 		if err != nil {
-			return wsError(sessionError(err), "EXECUTION_ERROR"), false
+			return wsError(sessionError(err), "EXECUTION_ERROR"), false, 0
 		}
-		return wsReply{Type: "state", Data: envStateOf(st, *token)}, false
+		return wsReply{Type: "state", Data: envStateOf(st, *token)}, false, 0
 	case "close":
-		return wsReply{}, true
+		return wsReply{}, true, 0
 	}
-	return wsError(errf(api.CodeInvalid, "unknown message type %q (want reset, step, state or close)", clip(m.Type)), "UNKNOWN_TYPE"), false
+	return wsError(errf(api.CodeInvalid, "unknown message type %q (want reset, step, state or close)", clip(m.Type)), "UNKNOWN_TYPE"), false, 0
+}
+
+// wsReset answers a reset: it opens (or with episode_id resumes) the
+// connection's session.
+func (s *Server) wsReset(r *http.Request, data json.RawMessage, token *string) wsReply {
+	var req envReset
+	if len(data) > 0 && string(data) != "null" {
+		if err := strictDecode(data, &req); err != nil {
+			return wsError(err, "VALIDATION_ERROR")
+		}
+	}
+	st, tok, err := s.envOpen(r, req, bearer(r))
+	if err != nil {
+		return wsError(err, "SESSION_ERROR")
+	}
+	*token = tok
+	return wsReply{Type: "observation", Data: envResultOf(st, tok, true)}
 }
 
 // wsError is OpenEnv's WSErrorResponse for err: its message and an
@@ -163,6 +199,9 @@ func wsError(err error, code string) wsReply {
 	data := map[string]any{"message": e.Message, "code": code, "reason": e.Code, "status": e.Code.Status()}
 	if e.RetryAfter > 0 {
 		data["retry_after"] = roundUp(e.RetryAfter).Seconds()
+	}
+	if e.Actions != nil {
+		data["actions"] = *e.Actions
 	}
 	return wsReply{Type: "error", Data: data}
 }

@@ -123,6 +123,9 @@ var (
 type Error struct {
 	Code    api.Code
 	Message string
+	// Actions is how many actions the session has taken, when a step's
+	// index did not match it (a conflict).
+	Actions *int
 	// Err is the internal cause (logged, never shown).
 	Err error
 }
@@ -161,9 +164,16 @@ type Options struct {
 	// expires (default DefaultTTL).
 	TTL time.Duration
 	// MaxLive bounds the environments kept in memory (default 1024);
-	// beyond, the least recently used are closed and rebuilt from their
-	// stored actions when needed.
+	// beyond, the least recently used of the client holding the most are
+	// closed, and rebuilt from their stored actions when needed.
 	MaxLive int
+	// Idle is how long an environment stays in memory unused (default
+	// DefaultIdle; the session itself waits TTL).
+	Idle time.Duration
+	// MaxRebuilds bounds the rebuilds running at once (default one a
+	// core); RebuildQueue bounds one client's waiting (default
+	// DefaultRebuildQueue; beyond, CodeBusy). Clients wait in turn.
+	MaxRebuilds, RebuildQueue int
 	// Finish stores finished human and model sessions (nil: never
 	// stored, as for practice).
 	Finish FinishFunc
@@ -180,21 +190,8 @@ type Manager struct {
 	opts Options
 
 	mu      sync.Mutex
-	live    map[string]*live  // session id → environment in memory
-	byToken map[string]string // token hash → session id
 	purged  time.Time
-}
-
-// live is a session whose environment is in memory.
-type live struct {
-	mu    sync.Mutex
-	sess  Session
-	token string // hash
-	env   Visit
-	frame Frame
-	probe *sim.Probe
-	used  time.Time
-	gone  bool // evicted: look it up again
+	liveSet // the environments in memory (live.go)
 }
 
 // New returns a Manager.
@@ -208,13 +205,22 @@ func New(opts Options) (*Manager, error) {
 	if opts.MaxLive <= 0 {
 		opts.MaxLive = 1024
 	}
+	if opts.Idle <= 0 {
+		opts.Idle = DefaultIdle
+	}
+	if opts.MaxRebuilds <= 0 {
+		opts.MaxRebuilds = defaultMaxRebuilds()
+	}
+	if opts.RebuildQueue <= 0 {
+		opts.RebuildQueue = DefaultRebuildQueue
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{opts: opts, live: map[string]*live{}, byToken: map[string]string{}}, nil
+	return &Manager{opts: opts, liveSet: newLiveSet(opts)}, nil
 }
 
 // TTL is how long a session waits for its next action.
@@ -277,7 +283,7 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error)
 		}
 	}
 	eng := m.engine(spec)
-	env, frame, err := eng.Reset(ctx, spec.Visit)
+	env, frame, err := m.reset(ctx, eng, spec.Visit)
 	if err != nil {
 		return api.SessionState{}, internal("starting the visit", err)
 	}
@@ -296,8 +302,8 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error)
 		}
 		return api.SessionState{}, internal("storing the session", err)
 	}
-	lv := &live{sess: s, token: th, env: env, frame: frame, used: now}
-	m.put(lv)
+	lv := &live{sess: s, token: th, env: env, frame: frame}
+	m.put(ctx, lv)
 	if spec.Kind == api.KindPractice {
 		m.purge(ctx, now)
 	}
@@ -367,149 +373,6 @@ func (m *Manager) expired(s Session) bool {
 	return m.opts.Now().Sub(s.TouchedAt) > m.opts.TTL
 }
 
-// put adds lv to the environments in memory, closing the least recently
-// used idle ones beyond MaxLive.
-func (m *Manager) put(lv *live) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.live[lv.sess.ID] = lv
-	m.byToken[lv.token] = lv.sess.ID
-	for len(m.live) > m.opts.MaxLive {
-		// The least recently used idle one (a busy one is locked: skip it).
-		var old *live
-		for _, c := range m.live {
-			if c == lv || !c.mu.TryLock() {
-				continue
-			}
-			if old == nil || c.used.Before(old.used) {
-				if old != nil {
-					old.mu.Unlock()
-				}
-				old = c
-			} else {
-				c.mu.Unlock()
-			}
-		}
-		if old == nil {
-			return
-		}
-		m.drop(old)
-		old.mu.Unlock()
-	}
-}
-
-// Close closes every environment in memory (the sessions themselves stay
-// in the store: a Manager made later rebuilds them). Use it when the
-// Manager is done with, so that its engine's open visits are freed.
-func (m *Manager) Close() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, lv := range m.live {
-		lv.mu.Lock()
-		m.drop(lv)
-		lv.mu.Unlock()
-	}
-}
-
-// drop forgets lv and closes its environment; m.mu and lv.mu are held.
-func (m *Manager) drop(lv *live) {
-	delete(m.live, lv.sess.ID)
-	delete(m.byToken, lv.token)
-	lv.gone = true
-	if lv.env != nil {
-		lv.env.Close()
-		lv.env = nil
-	}
-}
-
-// acquire returns the session of token, locked, with its environment in
-// memory (rebuilt from the store if need be).
-func (m *Manager) acquire(ctx context.Context, token string) (*live, error) {
-	if !ValidToken(token) {
-		return nil, errf(api.CodeNotFound, "no such session (a session token reads sess_ and 43 more characters)")
-	}
-	th := TokenHash(token)
-	for {
-		m.mu.Lock()
-		lv := m.live[m.byToken[th]]
-		m.mu.Unlock()
-		if lv == nil {
-			break
-		}
-		lv.mu.Lock()
-		if lv.gone || lv.token != th {
-			lv.mu.Unlock()
-			if !lv.gone {
-				return nil, errf(api.CodeNotFound, "no such session (it was resumed elsewhere with a new token)")
-			}
-			continue
-		}
-		lv.used = m.opts.Now()
-		return lv, nil
-	}
-	s, err := m.opts.Store.SessionByToken(ctx, th)
-	if errors.Is(err, ErrNotFound) {
-		return nil, errf(api.CodeNotFound, "no such session")
-	} else if err != nil {
-		return nil, internal("reading the session", err)
-	}
-	lv := &live{sess: s, token: th, used: m.opts.Now()}
-	lv.mu.Lock()
-	if err := m.rebuild(ctx, lv); err != nil {
-		lv.mu.Unlock()
-		return nil, err
-	}
-	m.mu.Lock()
-	if other := m.live[s.ID]; other != nil {
-		// Rebuilt twice at once: keep the other, drop ours.
-		m.mu.Unlock()
-		lv.env.Close()
-		lv.mu.Unlock()
-		return m.acquire(ctx, token)
-	}
-	m.mu.Unlock()
-	m.put(lv)
-	return lv, nil
-}
-
-// rebuild starts lv's visit afresh and replays its stored actions and
-// answer; lv.mu is held.
-func (m *Manager) rebuild(ctx context.Context, lv *live) error {
-	if lv.env != nil {
-		lv.env.Close()
-		lv.env = nil
-	}
-	acts, err := m.opts.Store.Actions(ctx, lv.sess.ID)
-	if err != nil {
-		return internal("reading the session's actions", err)
-	}
-	env, frame, err := m.engine(lv.sess.Spec).Reset(ctx, lv.sess.Visit)
-	if err != nil {
-		return internal("starting the visit", err)
-	}
-	for _, a := range acts {
-		if err := env.Skip(ctx, a); err != nil {
-			env.Close()
-			return internal("replaying the session", err)
-		}
-	}
-	if len(acts) > 0 {
-		if frame, err = env.Observe(ctx); err != nil {
-			env.Close()
-			return internal("replaying the session", err)
-		}
-	}
-	if lv.sess.Answer != nil {
-		if err := env.Answer(ctx, *lv.sess.Answer); err != nil {
-			env.Close()
-			return internal("replaying the session's answer", err)
-		}
-	}
-	lv.sess.Actions = len(acts)
-	lv.env, lv.frame, lv.probe = env, frame, nil
-	return nil
-}
-
 // Get returns the state of the session of token.
 func (m *Manager) Get(ctx context.Context, token string) (api.SessionState, error) {
 	lv, err := m.acquire(ctx, token)
@@ -524,14 +387,31 @@ func (m *Manager) Get(ctx context.Context, token string) (api.SessionState, erro
 }
 
 // Step takes an action (in text form, see sim.ParseAction) in the session
-// of token: it is stored, then stepped.
+// of token: it is stored, then stepped. It is StepAt without an index.
 func (m *Manager) Step(ctx context.Context, token, action string) (api.SessionState, error) {
+	return m.StepAt(ctx, token, action, nil)
+}
+
+// StepAt is Step with the step's index, if not nil: the number of actions
+// taken before it (api.SessionStep.Index). A step sent again with the
+// index and action of the last one taken is answered as it was, and not
+// taken again; any other index but the number of actions taken is a
+// conflict whose Error.Actions says it. An action stored is stepped
+// whole even if ctx ends meanwhile; if ctx has ended before, it is not
+// taken.
+func (m *Manager) StepAt(ctx context.Context, token, action string, index *int) (api.SessionState, error) {
 	a, perr := sim.ParseAction(action)
+	if index != nil && *index < 0 {
+		return api.SessionState{}, errf(api.CodeInvalid, "index must be the number of actions taken before this one (0 or more), not %d", *index)
+	}
 	lv, err := m.acquire(ctx, token)
 	if err != nil {
 		return api.SessionState{}, err
 	}
 	defer lv.mu.Unlock()
+	if index != nil && *index != lv.sess.Actions {
+		return m.atIndex(ctx, lv, a, perr, *index)
+	}
 	if m.expired(lv.sess) && !lv.frame.Over {
 		return api.SessionState{}, errf(api.CodeGone, "this session expired after %s without an action: it cannot go on", m.opts.TTL)
 	}
@@ -544,6 +424,11 @@ func (m *Manager) Step(ctx context.Context, token, action string) (api.SessionSt
 	if perr != nil {
 		return api.SessionState{}, errf(api.CodeInvalid, "%s", strings.TrimPrefix(perr.Error(), "sim: "))
 	}
+	if ctx.Err() != nil {
+		return api.SessionState{}, errf(api.CodeTimeout, "the request ended before the action was taken: it was not taken")
+	}
+	// From here the action is taken whole, whoever still waits for it.
+	ctx = context.WithoutCancel(ctx)
 	now := m.opts.Now()
 	n := lv.sess.Actions
 	if err := m.opts.Store.AppendAction(ctx, lv.sess.ID, n, a.String(), now); err != nil {
@@ -554,7 +439,7 @@ func (m *Manager) Step(ctx context.Context, token, action string) (api.SessionSt
 		}
 		return api.SessionState{}, internal("storing the action", err)
 	}
-	lv.sess.Actions, lv.sess.TouchedAt = n+1, now
+	lv.sess.Actions, lv.sess.TouchedAt, lv.last = n+1, now, a.String()
 	day := lv.frame.Day
 	frame, err := lv.env.Step(ctx, a.String())
 	if err != nil {
@@ -590,15 +475,6 @@ func (m *Manager) ended(ctx context.Context, lv *live, d int) (*api.DayEnded, er
 	return out, nil
 }
 
-// forget drops lv from memory; lv.mu is held.
-func (m *Manager) forget(lv *live) {
-	m.mu.Lock()
-	if m.live[lv.sess.ID] == lv {
-		m.drop(lv)
-	}
-	m.mu.Unlock()
-}
-
 // Answer takes the probe answer (0-based option, with an optional
 // confidence in [0, 1]) and finishes the session.
 func (m *Manager) Answer(ctx context.Context, token string, k int, confidence *float64) (api.SessionState, error) {
@@ -632,6 +508,10 @@ func (m *Manager) Answer(ctx context.Context, token string, k int, confidence *f
 	if confidence != nil && (*confidence < 0 || *confidence > 1) {
 		return api.SessionState{}, errf(api.CodeInvalid, "confidence must be between 0 and 1")
 	}
+	if ctx.Err() != nil {
+		return api.SessionState{}, errf(api.CodeTimeout, "the request ended before the answer was taken: it was not taken")
+	}
+	ctx = context.WithoutCancel(ctx)
 	if err := m.opts.Store.SetAnswer(ctx, lv.sess.ID, k, confidence); err != nil {
 		if errors.Is(err, ErrConflict) {
 			m.forget(lv)
@@ -803,11 +683,4 @@ func (m *Manager) purge(ctx context.Context, now time.Time) {
 			m.opts.Logger.Warn("purging practice sessions", "err", err)
 		}
 	}
-}
-
-// Live counts the environments in memory.
-func (m *Manager) Live() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.live)
 }

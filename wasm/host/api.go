@@ -79,7 +79,7 @@ func (v *Visit) Handle() int { return v.handle }
 // instance and returns it with its first observation and that
 // observation's text form.
 func (r *Runtime) Reset(ctx context.Context, id string) (*Visit, *sim.Observation, string, error) {
-	in, err := r.acquire(ctx)
+	in, err := r.acquire(ctx, true)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -108,7 +108,7 @@ func (r *Runtime) doRaw(ctx context.Context, pinned *instance, export string, bo
 	in := pinned
 	if in == nil {
 		var err error
-		if in, err = r.acquire(ctx); err != nil {
+		if in, err = r.acquire(ctx, false); err != nil {
 			return nil, err
 		}
 	} else {

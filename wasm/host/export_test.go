@@ -11,7 +11,7 @@ import (
 // the raw response (nil when in_ptr refused). Tests use it to feed the
 // guest lengths that the typed API never sends.
 func RawCall(ctx context.Context, r *Runtime, export string, alloc, n int32) (uint32, []byte, error) {
-	in, err := r.acquire(ctx)
+	in, err := r.acquire(ctx, false)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -44,4 +44,15 @@ func RawCall(ctx context.Context, r *Runtime, export string, alloc, n int32) (ui
 		return ptr, nil, ErrInstanceLost
 	}
 	return ptr, append([]byte(nil), view...), nil
+}
+
+// MemoryBytes is the size of the linear memory of r's instances, in all.
+func MemoryBytes(r *Runtime) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, in := range r.all {
+		n += int(in.mem.Size())
+	}
+	return n
 }

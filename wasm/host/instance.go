@@ -70,7 +70,7 @@ func (r *Runtime) instantiate(ctx context.Context) (*instance, error) {
 		WithWalltime(func() (int64, int32) { return fakeWalltimeSec, 0 }, sys.ClockResolution(1)).
 		WithNanotime(func() int64 { ns += fakeNanotimeTic; return ns }, sys.ClockResolution(1)).
 		WithRandSource(fixedRand{splitmix.New(0x4e6f726d47796d)}) // "NormGym"
-	mod, err := r.rt.InstantiateModule(ctx, r.compiled, cfg)
+	mod, err := r.rt.InstantiateModule(withLinearMemory(ctx), r.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("host: instantiating sim.wasm: %w", err)
 	}

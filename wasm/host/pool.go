@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/normgym/normgym/wasm/wire"
 )
 
 // notify wakes goroutines waiting for the pool to change; r.mu is held.
@@ -22,8 +24,10 @@ func (r *Runtime) Instances() int {
 
 // acquire returns an instance held for the caller, creating one if none
 // is free and the pool has room, else waiting for the least awaited one.
-// Instances with fewer open visits come first.
-func (r *Runtime) acquire(ctx context.Context) (*instance, error) {
+// Instances with fewer open visits come first. For a reset (handle true)
+// an instance whose handles are all taken counts as not free, so that
+// visits spread over the pool up to its Capacity.
+func (r *Runtime) acquire(ctx context.Context, handle bool) (*instance, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("host: %w", err)
@@ -35,6 +39,12 @@ func (r *Runtime) acquire(ctx context.Context) (*instance, error) {
 		}
 		order := slices.Clone(r.all)
 		slices.SortStableFunc(order, func(a, b *instance) int { return a.visits - b.visits })
+		if handle {
+			order = slices.DeleteFunc(order, func(in *instance) bool { return in.visits >= wire.MaxHandles })
+			if len(order) == 0 && len(r.all)+r.creating >= r.max {
+				order = slices.Clone(r.all) // full: the module says so
+			}
+		}
 		for _, in := range order {
 			select {
 			case in.sem <- struct{}{}:

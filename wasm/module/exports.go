@@ -3,6 +3,7 @@
 package main
 
 import (
+	"runtime"
 	"unsafe"
 
 	"github.com/normgym/normgym/wasm/internal/guest"
@@ -59,7 +60,17 @@ func call(n int32, handler func([]byte) []byte) int32 {
 	return set(handler(req))
 }
 
+// set keeps b as the response and returns its length. It yields first:
+// in a reactor the only goroutine that runs is the export's own, which
+// never blocks, so the collector's background workers never ran and a
+// cycle started by an allocation never finished: the heap (and the linear
+// memory, which never shrinks) grew by every visit ever reset or replayed
+// (0.18 MB a reset: 200 open visits held 202 MB after 1,100 resets, 73 MB
+// with the yield; TestMemoryBounded in wasm/host). Yielding at the end of
+// every call lets a cycle in progress finish; with none in progress it
+// costs nothing. It changes nothing the sim computes.
 func set(b []byte) int32 {
+	runtime.Gosched()
 	if len(b) == 0 {
 		b = []byte(`{"error":"internal: empty response"}`)
 	}

@@ -71,9 +71,11 @@ type SessionResult struct {
 	Record       *Record `json:"record,omitempty"`
 }
 
-// SessionStep mirrors api.SessionStep.
+// SessionStep mirrors api.SessionStep. The page sends no Index: it sends
+// a step once and does not retry it.
 type SessionStep struct {
 	Action string `json:"action"`
+	Index  *int   `json:"index,omitempty"`
 }
 
 // SessionAnswer mirrors api.SessionAnswer.

@@ -74,7 +74,10 @@ func play(server, key string, req api.SessionRequest) (outcome, error) {
 			return out, err
 		}
 		a := policy.Act(&obs).String()
-		if err := c.do("POST", "/api/session/step", token, api.SessionStep{Action: a}, &st); err != nil {
+		// The index (the actions taken before this one) makes the step safe
+		// to send again: the server takes it once.
+		n := st.Actions
+		if err := c.do("POST", "/api/session/step", token, api.SessionStep{Action: a, Index: &n}, &st); err != nil {
 			return out, err
 		}
 		out.Actions = append(out.Actions, a)
