@@ -322,7 +322,7 @@ func (r *evalRun) summary(e *env, endpoint, simSHA string) error {
 		return writeJSON(e.stdout, sum)
 	}
 	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s · model %s at %s · prompt %s\n\n",
-		r.suite.Name, r.suite.Version, describeSelection(r.suite, len(r.visits)), short(simSHA), *r.f.model, endpoint, r.settings.Variant)
+		r.suite.Name, r.suite.Version, r.f.sel.describe(r.suite, r.visits), short(simSHA), *r.f.model, endpoint, r.settings.Variant)
 	if err := report.Table(e.stdout, []report.Summary{sum.Summary}); err != nil {
 		return err
 	}
