@@ -269,30 +269,25 @@ func (r *evalRun) client(e *env) (*llm.Client, error) {
 }
 
 // runVisits plays the visits still to run with h, appending each record to
-// --out as it finishes.
+// --out as it finishes, its transcript first to the transcripts file
+// beside it.
 func (r *evalRun) runVisits(e *env, h *harness.Harness) error {
-	var outF *os.File
-	if out := *r.f.out; out != "" {
-		var err error
-		if outF, err = appendOut(out); err != nil {
-			return err
-		}
-		defer outF.Close()
+	sink, err := openEvalSink(*r.f.out)
+	if err != nil {
+		return err
 	}
+	defer sink.close()
 	if r.prior > 0 {
 		fmt.Fprintf(e.stderr, "normgym: %d of %d visits already in %s; running the other %d\n", r.prior, len(r.visits), *r.f.out, len(r.todo))
 	}
 	var mu sync.Mutex
 	prog := newProgress(e.stderr, len(r.todo))
-	n, err := h.Visits(e.ctx, r.todo, *r.f.parallel, func(rec sim.Record) error {
+	n, err := h.Visits(e.ctx, r.todo, *r.f.parallel, func(p harness.Played) error {
 		mu.Lock()
 		defer mu.Unlock()
-		r.recs = append(r.recs, rec)
-		prog.add(rec.Scores.Joint)
-		if outF == nil {
-			return nil
-		}
-		return writeRecord(outF, rec) // one write per line: a kill leaves at most a torn last line
+		r.recs = append(r.recs, p.Record)
+		prog.add(p.Record.Scores.Joint)
+		return sink.write(p)
 	})
 	prog.finish()
 	if err == nil {
