@@ -35,12 +35,18 @@ type Options struct {
 	Key string
 	// Client makes the HTTP requests (nil: http.DefaultClient).
 	Client *http.Client
+	// Suite is the suite whose visit a Reset with visit "" asks for: with
+	// Key, the key's next sealed visit of it (the server assigns it and
+	// stores the run); without, a random practice visit of it ("": the
+	// server's practice suite).
+	Suite string
 }
 
 // Env is a session of a live server as a sim.Env. Like every Env it is
 // not safe for concurrent use.
 type Env struct {
 	t     transport
+	suite string
 	token string       // the session's token (OpenEnv's session_id)
 	last  *observation // the server's latest observation
 	probe *sim.Probe   // the probe, once the server showed it
@@ -57,10 +63,13 @@ type transport interface {
 	close() error
 }
 
-// resetRequest is OpenEnv's ResetRequest with NormGym's visit (the key,
-// if any, goes as Authorization: Bearer).
+// resetRequest is OpenEnv's ResetRequest with NormGym's visit or suite
+// and the stateful extension's session (the key, if any, goes as
+// Authorization: Bearer).
 type resetRequest struct {
-	Visit string `json:"visit,omitempty"`
+	Visit   string `json:"visit,omitempty"`
+	Suite   string `json:"suite,omitempty"`
+	Session bool   `json:"session,omitempty"`
 }
 
 // Refusal is the server's refusal of a request: its HTTP status (or, over
@@ -142,9 +151,14 @@ func (e *Env) take(b []byte) (sim.Turn, error) {
 }
 
 // Reset opens a session of the visit named ("" for a random one of the
-// server's practice suite, or, with a key, the key's next visit).
+// server's practice suite or Options.Suite, or, with a key and
+// Options.Suite, the key's next sealed visit of it).
 func (e *Env) Reset(ctx context.Context, visit string) (sim.Turn, error) {
-	b, err := e.t.reset(ctx, resetRequest{Visit: visit})
+	req := resetRequest{Visit: visit}
+	if visit == "" {
+		req.Suite = e.suite
+	}
+	b, err := e.t.reset(ctx, req)
 	if err != nil {
 		return sim.Turn{}, contractError("reset", err)
 	}

@@ -466,7 +466,7 @@ func TestSessionLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
-	wsCall(t, c, `{"type":"reset","data":{"episode_id":"`+s.Session+`"}}`)
+	wsCall(t, c, `{"type":"reset","data":{"session_id":"`+s.Session+`"}}`)
 	if typ, data := wsCall(t, c, `{"type":"step","data":{"action":"north"}}`); typ != "error" || data["code"] != "CAPACITY_REACHED" || data["status"] != 429.0 {
 		t.Errorf("a WebSocket step over the limit: %s %v", typ, data)
 	}
