@@ -99,8 +99,20 @@ func (h *Harness) Play(ctx context.Context, id string) (Played, error) {
 	}
 	rec.Suite, rec.SuiteVersion = h.Suite.Name, h.Suite.Version
 	tr.Visit, tr.Agent = rec.Visit, rec.Agent
+	if r, ok := env.(interface{ ResumedAt() int }); ok && r.ResumedAt() > 0 {
+		// A server resumed the session mid-visit: the model's
+		// conversation began there, which the record must say.
+		tr.ResumedAt = r.ResumedAt()
+		rec.Extra[ResumedAtKey] = tr.ResumedAt
+	}
 	return Played{Record: rec, Transcript: tr}, nil
 }
+
+// ResumedAtKey is the record's extra key that holds how many actions a
+// server's session had taken when the harness took it up (a key's sealed
+// session left mid-visit by an interrupted run, which the server resumes
+// rather than restarts): the model's conversation began there.
+const ResumedAtKey = "resumed_at_action"
 
 // NewRunID returns a random submission id (see api.Submission).
 func NewRunID() string {

@@ -50,6 +50,8 @@ type Env struct {
 	token string       // the session's token (OpenEnv's session_id)
 	last  *observation // the server's latest observation
 	probe *sim.Probe   // the probe, once the server showed it
+	// resumedAt is the actions the session had taken when Reset opened it.
+	resumedAt int
 }
 
 var _ sim.Env = (*Env)(nil)
@@ -178,8 +180,15 @@ func (e *Env) Reset(ctx context.Context, visit string) (sim.Turn, error) {
 		return sim.Turn{}, err
 	}
 	e.token = meta.Metadata.SessionID
+	e.resumedAt = e.last.Actions
 	return t, nil
 }
+
+// ResumedAt is how many actions the session had taken when the last Reset
+// opened it: 0 for a new session; more when the server resumed an open
+// one (a key's sealed session left mid-visit: the key's next reset of the
+// suite resumes it, since every sealed session counts).
+func (e *Env) ResumedAt() int { return e.resumedAt }
 
 // Step sends the action.
 func (e *Env) Step(ctx context.Context, action string) (sim.Turn, error) {

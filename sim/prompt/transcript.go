@@ -18,9 +18,12 @@ type Transcript struct {
 	Agent string `json:"agent"`
 	// Model is the model the requests named (the record's agent may be a
 	// submitter key's label).
-	Model string           `json:"model"`
-	RunID string           `json:"run_id"`
-	Steps []TranscriptStep `json:"steps"`
+	Model string `json:"model"`
+	RunID string `json:"run_id"`
+	// ResumedAt is how many actions the visit had taken when the model's
+	// conversation began (a server's session resumed mid-visit; 0: none).
+	ResumedAt int              `json:"resumed_at_action,omitempty"`
+	Steps     []TranscriptStep `json:"steps"`
 }
 
 // TranscriptStep is one request of a visit and what became of it.
