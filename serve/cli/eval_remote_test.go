@@ -181,8 +181,9 @@ func checkBoardCoverage(t *testing.T, url, suite, agent string, n int) {
 	}
 	for _, a := range lb.Agents {
 		if a.Agent == agent && a.Provenance == api.ProvenanceStepped {
-			if a.Visits != n {
-				t.Errorf("the %s row: %d visits, want %d", agent, a.Visits, n)
+			c := a.Coverage
+			if a.Visits != n || c == nil || c.Visits != n || c.SuiteVisits != n || c.SuiteCells == 0 || c.Cells != c.SuiteCells {
+				t.Errorf("the %s row: %d visits, coverage %+v; want %d visits covering every cell", agent, a.Visits, c, n)
 			}
 			return
 		}

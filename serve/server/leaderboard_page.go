@@ -73,7 +73,7 @@ each from the moment it was opened: a session abandoned unfinished is a visit wi
 	if len(lb.Agents) == 0 {
 		b.WriteString("<p>No runs yet.</p>\n")
 	} else {
-		b.WriteString("<h2>Joint success by condition</h2>\n<table><tr><th>agent</th><th>runs</th><th>joint</th>")
+		b.WriteString("<h2>Joint success by condition</h2>\n<table><tr><th>agent</th><th>runs<small>of the suite's visits · cells</small></th><th>joint</th>")
 		for _, c := range conds {
 			b.WriteString("<th>" + esc(c) + "</th>")
 		}
@@ -83,7 +83,7 @@ each from the moment it was opened: a session abandoned unfinished is a visit wi
 		}
 		b.WriteString("</tr>\n")
 		for _, a := range lb.Agents {
-			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small>" + sessionsNote(a.Sessions) + "</td><td>" + strconv.Itoa(a.Visits) + "</td><td>" + rate(a.Joint) + "</td>")
+			b.WriteString("<tr><td>" + esc(a.Agent) + "<small>" + esc(a.Client) + " · " + esc(a.Provenance) + "</small>" + sessionsNote(a.Sessions) + "</td><td>" + strconv.Itoa(a.Visits) + coverageNote(a.Coverage) + "</td><td>" + rate(a.Joint) + "</td>")
 			for _, c := range conds {
 				b.WriteString("<td>" + rate(a.ByCondition[c].Joint) + "</td>")
 			}
@@ -125,6 +125,16 @@ each from the moment it was opened: a session abandoned unfinished is a visit wi
 }
 
 func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// coverageNote says how much of the suite a row played: its share of the
+// suite's visits, and the suite's cells (norm × condition) it holds.
+func coverageNote(c *api.SuiteCoverage) string {
+	if c == nil || c.SuiteVisits == 0 {
+		return ""
+	}
+	return "<small>" + strconvF(100*float64(c.Visits)/float64(c.SuiteVisits)) + "% of " + strconv.Itoa(c.SuiteVisits) +
+		" · " + strconv.Itoa(c.Cells) + " of " + strconv.Itoa(c.SuiteCells) + " cells</small>"
+}
 
 // sessionsNote says what a sealed row's visits are made of: sessions
 // opened, abandoned and still open, and by how many people.
