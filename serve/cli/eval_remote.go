@@ -53,7 +53,9 @@ func (f *evalFlags) playRemote(e *env, fs *flag.FlagSet) error {
 	hc := &http.Client{}
 	defer hc.CloseIdleConnections()
 	h := &harness.Harness{Chat: client.Chat, Endpoint: client.Host(), Model: *f.model, Settings: run.settings, Suite: run.suite,
-		NewEnv: func() sim.Env { return remote.WS(*f.server, remote.Options{Key: key, Suite: run.suite.Name, Client: hc}) }}
+		NewEnv: func() sim.Env {
+			return remote.WS(*f.server, remote.Options{Key: key, Suite: run.suite.Name, Client: hc})
+		}}
 	if len(run.todo) > 0 {
 		err := run.runVisits(e, h)
 		var ref *remote.Refusal
