@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"html"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,6 +84,19 @@ func TestEvalTranscripts(t *testing.T) {
 		}
 		if sanctions != want {
 			t.Errorf("%s: %d sanctions in the transcript's events, %d in the record", r.Visit, sanctions, want)
+		}
+	}
+	// The report links each visit to its replay in the viewer.
+	dir2 := filepath.Join(dir, "report")
+	if code, _, stderr := runCLI(t, "", "report", out, "--out", dir2, "--viewer", "http://viewer.test/viewer.html"); code != 0 {
+		t.Fatalf("report: exit %d, %s", code, stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir2, "report.md"))
+	page, _ := os.ReadFile(filepath.Join(dir2, "report.html"))
+	for _, r := range recs {
+		link := "http://viewer.test/viewer.html#mode=transcript&visit=" + r.Visit + "&agent=" + r.Agent
+		if !strings.Contains(string(md), "[replay]("+link+")") || !strings.Contains(string(page), `<a href="`+html.EscapeString(link)+`" target="normgym-viewer">replay</a>`) {
+			t.Errorf("the report links no replay of %s (%s)", r.Visit, link)
 		}
 	}
 }
