@@ -297,7 +297,7 @@ func (r *evalRun) runVisits(e *env, h *harness.Harness) error {
 	}
 	defer sink.close()
 	if r.prior > 0 {
-		fmt.Fprintf(e.stderr, "normgym: %d of %d visits already in %s; running the other %d\n", r.prior, len(r.visits), *r.f.out, len(r.todo))
+		fmt.Fprintf(e.stderr, "normgym: %d of %s visits already in %s; running the other %s\n", r.prior, r.count(len(r.visits)), *r.f.out, r.count(len(r.todo)))
 	}
 	var mu sync.Mutex
 	prog := newProgress(e.stderr, len(r.todo))
@@ -337,7 +337,7 @@ func (r *evalRun) summary(e *env, endpoint, simSHA string) error {
 	}
 	sel := r.f.sel.describe(r.suite, r.visits)
 	if r.sealed {
-		sel = fmt.Sprintf("%d sealed visits of %d asked for, assigned and stored by %s", len(r.recs), len(r.visits), *r.f.server)
+		sel = fmt.Sprintf("%d sealed visits of %s asked for, assigned and stored by %s", len(r.recs), r.count(len(r.visits)), *r.f.server)
 	}
 	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s · model %s at %s · prompt %s\n\n",
 		r.suite.Name, r.suite.Version, sel, short(simSHA), *r.f.model, endpoint, r.settings.Variant)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 
 	"github.com/normgym/normgym/serve/harness"
 	"github.com/normgym/normgym/serve/remote"
@@ -84,6 +85,16 @@ func (f *evalFlags) planSealed(e *env) (*evalRun, error) {
 		return nil, usageError("%v", err)
 	}
 	suite, visits, err := f.sel.resolve()
+	if _, lerr := sim.LookupSuite(*f.sel.suite); lerr != nil && *f.sel.file == "" && *f.sel.filter == "" {
+		// A suite only the server holds (its private one): as many
+		// visits as --limit or --sample say, or until the server says
+		// the key has played them all.
+		n := max(*f.sel.limit, *f.sel.sample)
+		if n == 0 {
+			n = maxServerVisits
+		}
+		suite, visits, err = sim.Suite{Name: *f.sel.suite}, make([]string, n), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +120,20 @@ func (f *evalFlags) planSealed(e *env) (*evalRun, error) {
 	r.prior = len(r.recs)
 	r.todo = make([]string, len(visits)-r.prior) // "": the server assigns each
 	return r, nil
+}
+
+// maxServerVisits bounds the sealed visits of a suite only the server
+// holds when the command line says no number: the server stops the run
+// before, once the key has played them all.
+const maxServerVisits = 1 << 16
+
+// count writes a number of visits, or "all" for the open-ended run of a
+// suite only the server holds.
+func (r *evalRun) count(n int) string {
+	if r.sealed && len(r.visits) == maxServerVisits && n >= maxServerVisits-r.prior {
+		return "all"
+	}
+	return strconv.Itoa(n)
 }
 
 // given reports whether the flag called name was set on the command line.

@@ -27,7 +27,7 @@ import (
 // baselines, loose rate limits) with a submitter key labelled label, and
 // returns its URL, the key and its database's path; the server stops
 // when the test ends.
-func liveServe(t *testing.T, label string) (url, key, db string) {
+func liveServe(t *testing.T, label string, extra ...string) (url, key, db string) {
 	t.Helper()
 	dir := t.TempDir()
 	key, line, err := server.NewSubmitterKey(label)
@@ -43,8 +43,8 @@ func liveServe(t *testing.T, label string) (url, key, db string) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--web", t.TempDir(), "--submitter-keys", keys,
-			"--baselines", "none", "--step", "native", "--limit", "step=off", "--limit", "write=off", "--limit", "read=off"}, nil, pw, io.Discard)
+		done <- Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--web", t.TempDir(), "--submitter-keys", keys,
+			"--baselines", "none", "--step", "native", "--limit", "step=off", "--limit", "write=off", "--limit", "read=off"}, extra...), nil, pw, io.Discard)
 		pw.Close()
 	}()
 	t.Cleanup(func() {
@@ -189,4 +189,53 @@ func checkBoardCoverage(t *testing.T, url, suite, agent string, n int) {
 		}
 	}
 	t.Errorf("no server-stepped row of %s on the %s leaderboard", agent, suite)
+}
+
+// TestEvalServerPrivate runs a model on a server's private suite, which
+// only the server holds: each record is what the server shows (scores,
+// the probe's correctness, the run it stored), its transcript keeps what
+// the model was sent, and no record or transcript names a private norm.
+func TestEvalServerPrivate(t *testing.T) {
+	setKey(t)
+	url, key, db := liveServe(t, "private-model", "--private-catalog", filepath.Join("..", "server", "testdata", "private.json"))
+	t.Setenv("NORMGYM_TEST_SUBMITTER", key)
+	f := newFakeLLM(t, testKey, "fake-private")
+	f.record = false
+	dir := t.TempDir()
+	out := filepath.Join(dir, "private.jsonl")
+	for _, n := range []string{"2", "3"} {
+		if code, _, stderr := evalCLI(context.Background(), evalArgs(f, dir, "--server", url, "--key-env", "NORMGYM_TEST_SUBMITTER",
+			"--suite", "private", "--limit", n, "--out", out)...); code != 0 {
+			t.Fatalf("--limit %s: exit %d, stderr %q", n, code, stderr)
+		}
+	}
+	recs := readOut(t, out)
+	runs := storedRuns(t, db, "model:private-model")
+	if len(recs) != 3 || len(runs) != 3 {
+		t.Fatalf("%d records, %d runs stored; want 3", len(recs), len(runs))
+	}
+	stored := map[string]domain.Run{}
+	for _, run := range runs {
+		stored[run.RunID] = run
+	}
+	trs, _ := harness.LoadTranscripts(harness.TranscriptPath(out))
+	raw, _ := os.ReadFile(out)
+	rawTr, _ := os.ReadFile(harness.TranscriptPath(out))
+	for _, r := range recs {
+		id, ok := strings.CutPrefix(r.Visit, "private:")
+		run, found := stored[id]
+		if !ok || !found || r.Suite != "private" || run.Record.Scores.Joint != r.Scores.Joint || !slices.Equal(run.Record.Actions, r.Actions) {
+			t.Fatalf("record %s: not the stored run's", r.Visit)
+		}
+		x, _ := prompt.ReadExtra(r.Extra)
+		tr := trs[x.RunID]
+		if len(tr.Steps) == 0 || tr.Steps[0].Prompt == "" {
+			t.Fatalf("the transcript of %s keeps no prompt", r.Visit)
+		}
+		for _, s := range []string{run.Record.Visit, run.Record.Norm} {
+			if strings.Contains(string(raw), s) || strings.Contains(string(rawTr), s) {
+				t.Fatalf("the results or transcripts name %q", s)
+			}
+		}
+	}
 }

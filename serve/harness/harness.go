@@ -93,12 +93,25 @@ func (h *Harness) Play(ctx context.Context, id string) (Played, error) {
 	s := h.Settings.Prompt(h.Model, h.Endpoint)
 	s.RunID = NewRunID()
 	tr := prompt.Transcript{Visit: id, Model: h.Model, RunID: s.RunID}
-	rec, _, err := prompt.Run(ctx, env, id, s, h.Chat, func(ex prompt.Exchange) { tr.Add(ex, false) })
+	var prompts []string
+	rec, _, err := prompt.Run(ctx, env, id, s, h.Chat, func(ex prompt.Exchange) {
+		tr.Add(ex, false)
+		prompts = append(prompts, ex.Prompt)
+	})
 	if err != nil {
 		return Played{}, err
 	}
-	rec.Suite, rec.SuiteVersion = h.Suite.Name, h.Suite.Version
+	if rec.Suite == "" || rec.SuiteVersion == "" { // a server's record names its suite
+		rec.Suite, rec.SuiteVersion = h.Suite.Name, h.Suite.Version
+	}
 	tr.Visit, tr.Agent = rec.Visit, rec.Agent
+	if _, err := sim.ParseVisitID(rec.Visit); err != nil {
+		// A visit the viewer cannot replay (a private suite's, whose id
+		// the server keeps): the transcript keeps what the model was sent.
+		for i := range tr.Steps {
+			tr.Steps[i].Prompt = prompts[i]
+		}
+	}
 	if r, ok := env.(interface{ ResumedAt() int }); ok && r.ResumedAt() > 0 {
 		// A server resumed the session mid-visit: the model's
 		// conversation began there, which the record must say.

@@ -52,6 +52,10 @@ type Env struct {
 	probe *sim.Probe   // the probe, once the server showed it
 	// resumedAt is the actions the session had taken when Reset opened it.
 	resumedAt int
+	// actions are the actions this Env sent, answer the probe answer it
+	// gave: what a private suite's record, which the server keeps, holds.
+	actions []string
+	answer  int
 }
 
 var _ sim.Env = (*Env)(nil)
@@ -180,7 +184,7 @@ func (e *Env) Reset(ctx context.Context, visit string) (sim.Turn, error) {
 		return sim.Turn{}, err
 	}
 	e.token = meta.Metadata.SessionID
-	e.resumedAt = e.last.Actions
+	e.resumedAt, e.actions = e.last.Actions, nil
 	return t, nil
 }
 
@@ -201,7 +205,11 @@ func (e *Env) Step(ctx context.Context, action string) (sim.Turn, error) {
 	if err != nil {
 		return sim.Turn{}, contractError("step", err)
 	}
-	return e.take(b)
+	t, err := e.take(b)
+	if err == nil {
+		e.actions = append(e.actions, action)
+	}
+	return t, err
 }
 
 // Observe returns the observation of the server's latest answer.
@@ -246,25 +254,46 @@ func (e *Env) Answer(ctx context.Context, k int, confidence *float64) (bool, err
 	if _, err := e.take(b); err != nil {
 		return false, err
 	}
+	e.answer = k
 	if r := e.last.Result; r != nil && r.ProbeCorrect != nil {
 		return *r.ProbeCorrect, nil
 	}
 	return false, errors.New("remote: the server's answer says nothing of the probe")
 }
 
-// Record returns the record the server shows once the visit is done.
-func (e *Env) Record(context.Context, string, string) (sim.Record, error) {
+// Record returns the record the server shows once the visit is done. The
+// server never shows a private suite's visit: its record is then what the
+// client knows, with PrivateVisit(run id) for its visit (see PrivateVisit).
+func (e *Env) Record(_ context.Context, agent, client string) (sim.Record, error) {
 	if e.last == nil {
 		return sim.Record{}, sim.ErrNoVisit
 	}
 	if e.last.Stage != api.StageDone {
 		return sim.Record{}, sim.ErrNotOver
 	}
-	if e.last.Result == nil || e.last.Result.Record == nil {
-		return sim.Record{}, errors.New("remote: the server keeps this visit's record (a private suite's)")
+	res := e.last.Result
+	if res == nil {
+		return sim.Record{}, errors.New("remote: the server's last answer holds no result")
 	}
-	return *e.last.Result.Record, nil
+	if res.Record != nil {
+		return *res.Record, nil
+	}
+	rec := sim.Record{Visit: PrivateVisit(res.RunID), Agent: agent, Client: client, Actions: append([]string(nil), e.actions...),
+		Scores: res.Scores, Suite: e.suite}
+	if res.ProbeCorrect != nil {
+		rec.Probe = &sim.ProbeResult{Answer: e.answer, Correct: *res.ProbeCorrect}
+	}
+	return rec, nil
 }
+
+// PrivateVisit is the visit a record of a private suite's visit names:
+// the run the server stored ("private:RUN_ID"). Its world, norm and
+// condition stay the server's; such a record is summed up by its scores
+// and can be replayed only by the operator, who holds the suite.
+func PrivateVisit(runID string) string { return PrivatePrefix + runID }
+
+// PrivatePrefix starts every PrivateVisit.
+const PrivatePrefix = "private:"
 
 // Close ends the transport (the session waits on the server until it
 // expires).
