@@ -255,7 +255,7 @@ func (b *siteFiles) addStatic() error {
 		})
 	}
 	b.files["_headers"] = []byte("# Cache rules for static hosts that read _headers (Cloudflare Pages, Netlify).\n" +
-		"/\n  Cache-Control: no-cache\n/index.html\n  Cache-Control: no-cache\n" +
+		"/\n  Cache-Control: no-cache\n/index.html\n  Cache-Control: no-cache\n/viewer.html\n  Cache-Control: no-cache\n" +
 		"/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n")
 	return nil
 }
