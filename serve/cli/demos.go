@@ -212,7 +212,7 @@ func demoLines(ctx context.Context, visit string, cfg demosConfig) ([][]byte, er
 			return nil, err
 		}
 		if n := tokens(b); n > cfg.maxTokens {
-			return nil, fmt.Errorf("a line of %d tokens (characters / 4), over --max-tokens %d: lower --context-budget (now %d)",
+			return nil, fmt.Errorf("cli: demos: a line of %d tokens (characters / 4), over --max-tokens %d: lower --context-budget (now %d)",
 				n, cfg.maxTokens, cfg.settings.Options.Budget)
 		}
 		out = append(out, b)
@@ -237,7 +237,7 @@ func baselineReply(ctx context.Context, env sim.Env, pol agents.Policy, kind pro
 		}
 		return fmt.Sprintf("ANSWER: %d", pol.Answer(pr)+1), nil
 	}
-	return "", errors.New("demos: a baseline writes no notes")
+	return "", errors.New("cli: demos: a baseline writes no notes")
 }
 
 // demoMeta is a line's metadata: which visit, who played it and how it

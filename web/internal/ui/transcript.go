@@ -45,14 +45,14 @@ func (r *Results) Add(name string, data []byte) error {
 		if !bytes.Contains(line, []byte(`"world":`)) {
 			var t prompt.Transcript
 			if err := json.Unmarshal(line, &t); err != nil || t.Steps == nil {
-				return errors.New(name + ":" + itoa(n) + ": neither a NormGym record nor a transcript")
+				return errors.New("ui: " + name + ":" + itoa(n) + ": neither a NormGym record nor a transcript")
 			}
 			r.Transcripts[t.RunID] = t
 			continue
 		}
 		var rec Record
 		if err := json.Unmarshal(line, &rec); err != nil || rec.Visit == "" {
-			return errors.New(name + ":" + itoa(n) + ": neither a NormGym record nor a transcript")
+			return errors.New("ui: " + name + ":" + itoa(n) + ": neither a NormGym record nor a transcript")
 		}
 		r.Records = append(r.Records, rec)
 	}
