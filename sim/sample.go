@@ -11,13 +11,15 @@ import (
 
 // Stratified returns visits in a random order drawn from seed and balanced
 // over the strata of a suite: every prefix of the order holds each norm as
-// evenly as the visits allow, each norm's conditions (with their variant)
-// as evenly, and the worlds as evenly. It goes in rounds: each round takes
-// one visit of every norm that has visits left, the norms in a shuffled
-// order; a norm's visit is of its condition drawn least so far (among
+// evenly as the visits allow, the conditions (with their variant) as
+// evenly, and the worlds as evenly. It goes in rounds: each round takes
+// one visit of every norm that has visits left, in a shuffled order of the
+// norms, except that the norm able to give the condition drawn least so far
+// goes first; a norm's visit is of its condition drawn least so far (among
 // those it has left), and of the world drawn least so far within that
-// cell. So the first rounds of a suite whose norms hold every learning
-// condition cover every norm once before any twice, and every condition.
+// cell. So a suite's order covers every norm once before any twice, and
+// every condition within its first few visits, control (one norm's only)
+// among them.
 //
 // It reads ids by their text (world/norm/condition/sN), not through a
 // catalog, so a private suite's ids are ordered too; the result is a new
@@ -56,15 +58,26 @@ func Stratified(visits []string, seed uint64) []string {
 	condDrawn, worldDrawn := map[string]int{}, map[string]int{}
 	out := make([]string, 0, len(visits))
 	for round := 0; len(out) < len(visits); round++ {
-		for _, n := range names {
-			g := groups[n]
-			c := g.pickCondition(condDrawn, round)
-			if c == "" {
-				continue
+		left := slices.Clone(names) // the norms this round has still to take
+		for len(left) > 0 {
+			// The norm whose condition of choice was drawn least so far
+			// goes next (the first such in the shuffled order): so every
+			// condition comes early, even one few norms hold (control).
+			k, c := -1, ""
+			for j, n := range left {
+				cj := groups[n].pickCondition(condDrawn, round)
+				if cj != "" && (k < 0 || condDrawn[cj] < condDrawn[c]) {
+					k, c = j, cj
+				}
 			}
-			k := pickWorld(visits, g.cells[c], worldDrawn)
-			i := g.cells[c][k]
-			g.cells[c] = slices.Delete(g.cells[c], k, k+1)
+			if k < 0 {
+				break
+			}
+			g := groups[left[k]]
+			left = slices.Delete(left, k, k+1)
+			w := pickWorld(visits, g.cells[c], worldDrawn)
+			i := g.cells[c][w]
+			g.cells[c] = slices.Delete(g.cells[c], w, w+1)
 			world, _, _ := visitStrata(visits[i])
 			condDrawn[c]++
 			worldDrawn[world]++

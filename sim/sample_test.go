@@ -61,7 +61,8 @@ func TestStratified(t *testing.T) {
 }
 
 // TestStratifiedConditions: on standard, the first 40 of seed 1 hold all
-// five conditions, no learning condition more than twice another's.
+// five conditions, no learning condition more than twice another's, and
+// any seed's first five hold every condition.
 func TestStratifiedConditions(t *testing.T) {
 	su, _ := sim.LookupSuite("standard")
 	c := sim.Compose(sim.Sample(su.Visits, 40, 1))
@@ -74,6 +75,13 @@ func TestStratifiedConditions(t *testing.T) {
 	}
 	if hi > 2*lo {
 		t.Errorf("learning conditions %v: unbalanced", c.Conditions)
+	}
+	// Every condition comes within the first five, control (one norm's
+	// only condition) among them, whatever the seed.
+	for seed := range uint64(20) {
+		if c := sim.Compose(sim.Sample(su.Visits, 5, seed)); len(c.Conditions) != 5 {
+			t.Errorf("seed %d: the first five hold %v, want every condition", seed, c.Conditions)
+		}
 	}
 }
 
