@@ -163,8 +163,9 @@ func TestPythonClient(t *testing.T) {
 			if want == "" && !tc.keyed {
 				want = sim.Stratified(mini.Visits, 0)[4]
 			}
-			if ep := tc.args[len(tc.args)-1]; out.EpisodeID != ep || out.ProbeCorrect == nil {
-				t.Errorf("episode_id %q probe_correct %v, want %q and the probe's correctness", out.EpisodeID, out.ProbeCorrect, ep)
+			control := strings.Contains(out.Visit, "/"+sim.Control+"/") // a control visit has no probe
+			if ep := tc.args[len(tc.args)-1]; out.EpisodeID != ep || (out.ProbeCorrect == nil) != control {
+				t.Errorf("episode_id %q probe_correct %v, want %q and the probe's correctness unless control", out.EpisodeID, out.ProbeCorrect, ep)
 			}
 			if tc.keyed {
 				// The key's sealed visit: the first cell of mini's stratified
@@ -307,7 +308,8 @@ func TestGoClient(t *testing.T) {
 				t.Errorf("the HTTP routes: %+v", out)
 			}
 			ep := tc.args[len(tc.args)-1]
-			if out.State.EpisodeID == nil || *out.State.EpisodeID != ep || out.State.StepCount != len(out.Actions) || out.Reward == nil || out.ProbeCorrect == nil {
+			control := strings.Contains(out.Visit, "/"+sim.Control+"/") // a control visit has no probe
+			if out.State.EpisodeID == nil || *out.State.EpisodeID != ep || out.State.StepCount != len(out.Actions) || out.Reward == nil || (out.ProbeCorrect == nil) != control {
 				t.Fatalf("the visit: %+v", out)
 			}
 			visit := tc.visit
