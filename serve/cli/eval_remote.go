@@ -53,9 +53,13 @@ func (f *evalFlags) playRemote(e *env, fs *flag.FlagSet) error {
 	defer client.CloseIdle()
 	hc := &http.Client{}
 	defer hc.CloseIdleConnections()
+	agent := ""
+	if key == "" {
+		agent = *f.model // a practice session's record names the model
+	}
 	h := &harness.Harness{Chat: client.Chat, Endpoint: client.Host(), Model: *f.model, Settings: run.settings, Suite: run.suite,
 		NewEnv: func() sim.Env {
-			return remote.WS(*f.server, remote.Options{Key: key, Suite: run.suite.Name, Client: hc})
+			return remote.WS(*f.server, remote.Options{Key: key, Agent: agent, Suite: run.suite.Name, Client: hc})
 		}}
 	if len(run.todo) > 0 {
 		err := run.runVisits(e, h)

@@ -239,3 +239,40 @@ func TestEvalServerPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalServerPractice: without a key, eval --server plays the chosen
+// visits as practice on the server (nothing stored), and a second run
+// resumes from --out without a request.
+func TestEvalServerPractice(t *testing.T) {
+	setKey(t)
+	url, _, db := liveServe(t, "unused")
+	f := newFakeLLM(t, testKey, "fake-practice")
+	f.record = false
+	dir := t.TempDir()
+	out := filepath.Join(dir, "practice.jsonl")
+	args := evalArgs(f, dir, "--server", url, "--sample", "3", "--seed", "2", "--parallel", "2", "--out", out)
+	if code, _, stderr := evalCLI(context.Background(), args...); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	calls := f.calls.Load()
+	if code, _, stderr := evalCLI(context.Background(), args...); code != 0 || f.calls.Load() != calls {
+		t.Fatalf("the second run: exit %d, %d requests, stderr %q", code, f.calls.Load()-calls, stderr)
+	}
+	recs := readOut(t, out)
+	mini, _ := sim.LookupSuite("mini")
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Visit)
+		if r.Agent != "fake-practice" || r.Client != "model" {
+			t.Errorf("record %s: agent %s client %s", r.Visit, r.Agent, r.Client)
+		}
+	}
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(sim.Sample(mini.Visits, 3, 2)))
+	if !slices.Equal(got, want) {
+		t.Errorf("visits %v, want the sample %v", got, want)
+	}
+	if runs := storedRuns(t, db, ""); len(runs) != 0 {
+		t.Errorf("%d runs stored for practice", len(runs))
+	}
+}

@@ -20,7 +20,7 @@ func HTTP(base string, opt Options) *Env {
 	if c == nil {
 		c = http.DefaultClient
 	}
-	return &Env{t: &httpTransport{base: base, key: opt.Key, c: c}, suite: opt.Suite}
+	return &Env{t: &httpTransport{base: base, key: opt.Key, c: c}, suite: opt.Suite, agent: opt.Agent}
 }
 
 type httpTransport struct {

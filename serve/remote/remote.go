@@ -35,6 +35,9 @@ type Options struct {
 	Key string
 	// Client makes the HTTP requests (nil: http.DefaultClient).
 	Client *http.Client
+	// Agent names the newcomer of a practice session (without Key): its
+	// record's agent ("": the server's "practice").
+	Agent string
 	// Suite is the suite whose visit a Reset with visit "" asks for: with
 	// Key, the key's next sealed visit of it (the server assigns it and
 	// stores the run); without, a random practice visit of it ("": the
@@ -47,6 +50,7 @@ type Options struct {
 type Env struct {
 	t     transport
 	suite string
+	agent string
 	token string       // the session's token (OpenEnv's session_id)
 	last  *observation // the server's latest observation
 	probe *sim.Probe   // the probe, once the server showed it
@@ -75,6 +79,7 @@ type transport interface {
 type resetRequest struct {
 	Visit   string `json:"visit,omitempty"`
 	Suite   string `json:"suite,omitempty"`
+	Agent   string `json:"agent,omitempty"`
 	Session bool   `json:"session,omitempty"`
 }
 
@@ -160,7 +165,7 @@ func (e *Env) take(b []byte) (sim.Turn, error) {
 // server's practice suite or Options.Suite, or, with a key and
 // Options.Suite, the key's next sealed visit of it).
 func (e *Env) Reset(ctx context.Context, visit string) (sim.Turn, error) {
-	req := resetRequest{Visit: visit}
+	req := resetRequest{Visit: visit, Agent: e.agent}
 	if visit == "" {
 		req.Suite = e.suite
 	}
