@@ -144,8 +144,8 @@ func (s *Server) suiteVisits(name string, private bool) ([]string, suiteRef, err
 
 // modelSpec is the session of a submitter key's holder. Asking for a
 // suite alone opens the key's next sealed visit of it: the server picks
-// the cell (world × norm × condition) of the suite's next visit the key
-// has not played and draws a secret seed for it, so the run stored under
+// the cell (world × norm × condition) of the next visit the key has not
+// played, in the suite's stratified order, and draws a secret seed for it, so the run stored under
 // the key's label is one nobody could look up or rehearse. A key that
 // names its visit (visit, or suite and seed) practises: the session is
 // stepped like any other and stores nothing.
@@ -181,7 +181,9 @@ func (s *Server) modelSpec(ctx context.Context, label string, req *api.SessionRe
 	if err != nil {
 		return spec, err
 	}
-	next := nextUnplayed(visits, played)
+	// In the suite's stratified order (sim.Stratified, seed 0's): a key
+	// that plays part of a suite has played every norm before any twice.
+	next := nextUnplayed(sim.Stratified(visits, 0), played)
 	if next == "" {
 		return spec, errf(api.CodeConflict, "key %s has played every visit of the %s suite", label, ref.name)
 	}

@@ -36,6 +36,9 @@ type app struct {
 	stepping bool
 	watch    *watchState
 	model    *modelState
+	// viewer is the transcript viewer's state (transcript.go), in
+	// viewer.wasm only: app.wasm sends #mode=transcript to viewer.html.
+	viewer *viewerState
 
 	// site is set when the app is served by `normgym serve`.
 	site *siteState
@@ -222,6 +225,10 @@ func (a *app) navigate(r ui.Route) {
 		return
 	}
 	a.setStory(ui.DataModeOf(r.Mode, a.site != nil, r.Room))
+	if r.Mode == ui.ModeTranscript {
+		a.openTranscript(r)
+		return
+	}
 	if r.Mode == ui.ModeJoin {
 		a.route, a.mode = r, r.Mode
 		a.markTab()
@@ -319,6 +326,7 @@ func (a *app) stop() {
 		a.model.close()
 		a.model = nil
 	}
+	a.closeViewer()
 	a.closeTutorial()
 	a.class = nil
 }
