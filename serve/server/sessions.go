@@ -117,13 +117,16 @@ func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, sui
 		if err != nil {
 			return "", suiteRef{}, err
 		}
-		k := *req.Seed % len(visits)
+		// The seed-th visit of the suite's stratified order, as OpenEnv's
+		// reset reads a seed: seeds 0, 1, 2… go through every norm first.
+		order := sim.Stratified(visits, 0)
+		k := *req.Seed % len(order)
 		if k < 0 {
-			k += len(visits)
+			k += len(order)
 		}
-		return visits[k], ref, nil
+		return order[k], ref, nil
 	}
-	return "", suiteRef{}, errf(api.CodeInvalid, "give the visit, or a suite and a seed (the seed-th visit of the suite)")
+	return "", suiteRef{}, errf(api.CodeInvalid, "give the visit, or a suite and a seed (the seed-th visit of the suite's stratified order)")
 }
 
 // suiteVisits returns a suite's visits: a public suite, or the private
