@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -15,9 +17,25 @@ type Suite struct {
 	Visits      []string `json:"visits"`
 }
 
-// SuiteVersion is the version of every suite's visit list. Version 2:
-// the catalog changed (catalog version 2), so every list did.
-const SuiteVersion = "2"
+// SuiteVersion is the version of how suites are versioned. A suite's own
+// Version is SuiteVersion, "+", and the first 8 hex digits of a SHA-256
+// of its name and visit list, so it changes whenever the visits it holds
+// do (a norm added to the catalog, say), and results made for another
+// list are refused.
+//
+// Version 3: suite versions come from their content.
+const SuiteVersion = "3"
+
+// suiteVersion is the version of suite name holding visits.
+func suiteVersion(name string, visits []string) string {
+	h := sha256.New()
+	h.Write([]byte(name))
+	for _, v := range visits {
+		h.Write([]byte{'\n'})
+		h.Write([]byte(v))
+	}
+	return SuiteVersion + "+" + hex.EncodeToString(h.Sum(nil))[:8]
+}
 
 // SuiteNames lists the suites in canonical order.
 func SuiteNames() []string {
@@ -39,8 +57,18 @@ const heldoutFamily = "direction"
 
 // LookupSuite builds the suite called name. Suites are computed from the
 // catalog and the worlds, so they are the same on every host; a change to
-// either bumps the suite version.
+// either that changes a suite's visits changes its version.
 func LookupSuite(name string) (Suite, error) {
+	s, err := buildSuite(name)
+	if err != nil {
+		return Suite{}, err
+	}
+	s.Version = suiteVersion(s.Name, s.Visits)
+	return s, nil
+}
+
+// buildSuite lists the visits of the suite called name.
+func buildSuite(name string) (Suite, error) {
 	cat := norms.Default()
 	all := cat.Norms()
 	conds := []string{Observe, Peers, Solo, Told}
@@ -52,7 +80,7 @@ func LookupSuite(name string) (Suite, error) {
 	switch name {
 	case "mini":
 		// Two norms of each family under each learning condition, plus
-		// control in every world but one: 60 visits.
+		// control in every world but one.
 		k := 0
 		for fi, fam := range cat.Families() {
 			ns := cat.Family(fam)
@@ -68,11 +96,11 @@ func LookupSuite(name string) (Suite, error) {
 			add(worlds[wi].Name, norms.NoNorm, Control, 100+k)
 			k++
 		}
-		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
-			Description: "60 visits for quick checks: two norms per family under each learning condition, and control"}, nil
+		return Suite{Name: name, Visits: visits,
+			Description: "quick checks: two norms per family under each learning condition, and control in four worlds"}, nil
 	case "standard":
 		// Every norm under every learning condition four times, worlds
-		// rotating, plus 16 control visits per world: 752 visits.
+		// rotating, plus 16 control visits per world.
 		k := 0
 		for ni, n := range all {
 			for ci, c := range conds {
@@ -88,11 +116,11 @@ func LookupSuite(name string) (Suite, error) {
 				k++
 			}
 		}
-		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
+		return Suite{Name: name, Visits: visits,
 			Description: "the benchmark: every norm under observe, peers, solo and told four times, worlds balanced, and 80 control visits"}, nil
 	case "transfer":
 		// Every norm under observe and solo, the test day in another world:
-		// does what was learnt carry over to a new place? 84 visits.
+		// does what was learnt carry over to a new place?
 		k := 0
 		for ni, n := range all {
 			for ci, c := range []string{Observe, Solo} {
@@ -102,11 +130,10 @@ func LookupSuite(name string) (Suite, error) {
 				k++
 			}
 		}
-		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
+		return Suite{Name: name, Visits: visits,
 			Description: "every norm under observe and solo with the test day in another world (transfer)"}, nil
 	case "hard":
-		// Every norm under observe with noisy and with delayed sanctions:
-		// 84 visits.
+		// Every norm under observe with noisy and with delayed sanctions.
 		k := 0
 		for ni, n := range all {
 			for vi, variant := range Variants() {
@@ -115,7 +142,7 @@ func LookupSuite(name string) (Suite, error) {
 				k++
 			}
 		}
-		return Suite{Name: name, Version: SuiteVersion, Visits: visits,
+		return Suite{Name: name, Visits: visits,
 			Description: "every norm under observe with noisy (missed and false) and with delayed sanctions"}, nil
 	case "train", "heldout":
 		k := 0
@@ -134,7 +161,7 @@ func LookupSuite(name string) (Suite, error) {
 		if name == "heldout" {
 			desc = "norms never in train: the whole " + heldoutFamily + " family and the last norm of every other family"
 		}
-		return Suite{Name: name, Version: SuiteVersion, Visits: visits, Description: desc}, nil
+		return Suite{Name: name, Visits: visits, Description: desc}, nil
 	}
 	return Suite{}, fmt.Errorf("sim: unknown suite %q (want one of %s)", name, strings.Join(SuiteNames(), ", "))
 }

@@ -46,6 +46,9 @@ func (s runSettings) check(recs []sim.Record, simSHA, file string) error {
 		}
 		differ("sim version", orNone(r.SimVersion), sim.Version)
 		differ("catalog version", orNone(r.Catalog), norms.Default().Version())
+		if s, err := sim.LookupSuite(r.Suite); err == nil {
+			differ("suite version", orNone(r.SuiteVersion), s.Version)
+		}
 		if simSHA != "" {
 			differ("sim_sha256", short(orNone(r.SimSHA256)), short(simSHA))
 		}
