@@ -18,7 +18,7 @@ const Days = 2
 // members (so walking up to them), and getting rid of litter.
 const (
 	PracticeSteps = 60
-	TestSteps     = 100
+	TestSteps     = 120
 	practiceGoods = 1 // into the basket
 	practiceGifts = 2 // to different members
 	testGoods     = 1
@@ -51,7 +51,6 @@ func (e *Env) startDay(day int) {
 	e.frame.Step = 0
 	e.frame.Phase = phaseAt(0, e.lay.phaseOffset)
 	e.hist = make([]Hist, len(e.frame.Agents))
-	e.lastOK = make([]bool, len(e.frame.Agents))
 	e.lastPhase = ""
 	e.regrow = make([]int, len(e.frame.Tiles))
 	e.members = e.members[:0]

@@ -15,7 +15,14 @@ import (
 // of litter; the etiquette of bows; a day with an act owed lasts one more
 // step; probe options drawn per visit; sanction events say what the
 // sanctioned one did and where.
-const Version = "4"
+//
+// Version 5: every layout leaves a compliant way through the errand under
+// any one-feature restriction of walking (passable); the test day has 120
+// steps; members harvest one good at a time; the text marks any agent's
+// act that did nothing, recaps the step that ended a day
+// (Observation.DayEnd) and lists the objects with their ground and
+// whether each source is ready.
+const Version = "5"
 
 // violation is a hidden record of a broken norm.
 type violation struct {
@@ -50,8 +57,8 @@ type Env struct {
 	trace     hash.Hash
 	srng      *rng              // sanction noise (Noisy); its own stream
 	pending   []pendingSanction // Delayed sanctions not yet given
-	lastOK    []bool            // per agent: its latest action was possible
 	lastPhase string            // the phase the latest step was taken in
+	dayEnd    string            // the recap line of the step that ended the previous day, on a day's first observation
 	bows      int               // members' bows so far
 	traceLine []byte            // the current tick's line of the trace
 	probe     *Probe

@@ -48,6 +48,8 @@ type Agent struct {
 	// Received counts goods this member was given today.
 	Received   int    `json:"received,omitempty"`
 	LastAction string `json:"last_action,omitempty"`
+	// Failed reports that LastAction was impossible and did nothing.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Carrying is the number of items the agent holds.
@@ -320,6 +322,7 @@ func nothingHappens(object string) string {
 func (f *Frame) Apply(tr Transition) {
 	ag := &f.Agents[tr.Agent]
 	ag.LastAction = tr.Action.String()
+	ag.Failed = !tr.OK
 	if !tr.OK {
 		return
 	}

@@ -93,6 +93,7 @@ func (e *Env) advance(a Action) (StepResult, error) {
 		return StepResult{}, err
 	}
 	e.events = e.events[:0]
+	e.dayEnd = ""
 	f := e.frame
 	e.lastPhase = f.Phase
 	e.traceTick(f.Step, a.String())
@@ -145,6 +146,7 @@ func (e *Env) advance(a Action) (StepResult, error) {
 			res.Truncated = !res.Terminated
 		} else {
 			evs := append([]Event(nil), e.events...)
+			e.dayEnd = string(appendStepLine(nil, f, e.lastPhase))
 			e.startDay(e.day + 1)
 			e.events = append(evs, e.events...)
 		}
@@ -161,7 +163,6 @@ func (e *Env) act(i int, a Action) {
 		violated, e.hist[i] = judge(f, &e.rules[k], &tr, e.hist[i])
 	}
 	f.Apply(tr)
-	e.lastOK[i] = tr.OK
 	if i > 0 && tr.OK && a.Verb == Bow {
 		e.bows++
 	}
