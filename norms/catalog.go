@@ -123,6 +123,17 @@ func Default() *Catalog {
 	return defaultCat
 }
 
+// DefaultFiles returns the files of the embedded catalog (what Default
+// loads), for callers that load them together with others: a
+// researcher's norm file checked as part of the catalog, say.
+func DefaultFiles() fs.FS {
+	sub, err := fs.Sub(embedded, "catalog")
+	if err != nil {
+		panic(err) // the embedded directory exists: TestDefaultLoads
+	}
+	return sub
+}
+
 // Version returns CatalogVersion, "+", and the first 8 hex digits of a
 // SHA-256 over the catalog files' names and contents, e.g. "1+ab12cd34".
 func (c *Catalog) Version() string { return c.version }
@@ -204,18 +215,29 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("norms: catalog: %w", err)
 	}
-	c := &Catalog{byID: map[string]int{}}
-	h := sha256.New()
-	rules := map[string]string{} // canonical rule -> id
+	files := map[string][]byte{}
 	for _, e := range entries {
 		if e.IsDir() || path.Ext(e.Name()) != ".json" {
 			continue
 		}
-		name := e.Name()
-		data, err := fs.ReadFile(fsys, name)
+		data, err := fs.ReadFile(fsys, e.Name())
 		if err != nil {
-			return nil, fmt.Errorf("norms: catalog %s: %w", name, err)
+			return nil, fmt.Errorf("norms: catalog %s: %w", e.Name(), err)
 		}
+		files[e.Name()] = data
+	}
+	return LoadFiles(files)
+}
+
+// LoadFiles is Load for catalog files held in memory: files maps each
+// file's name to its contents, and the files are read in name order
+// (names need not end in .json).
+func LoadFiles(files map[string][]byte) (*Catalog, error) {
+	c := &Catalog{byID: map[string]int{}}
+	h := sha256.New()
+	rules := map[string]string{} // canonical rule -> id
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data := files[name]
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
 		h.Write(data)
 		fam, err := expandFile(name, data)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"hash"
 
 	"github.com/normgym/normgym/norms"
@@ -75,6 +76,9 @@ func NewEnv(id string) (*Env, *Observation, error) { return NewEnvIn(norms.Defau
 // carries its version. Stepping is the same: with a catalog holding the
 // public norms, NewEnvIn gives NewEnv's trajectories and hashes.
 func NewEnvIn(cat *norms.Catalog, id string) (*Env, *Observation, error) {
+	if n := len(cat.Families()); n < 2 {
+		return nil, nil, fmt.Errorf("sim: the catalog has %d family: a probe draws a wrong option from another family, so a catalog needs two at least", n)
+	}
 	v, err := ParseVisitIDIn(cat, id)
 	if err != nil {
 		return nil, nil, err

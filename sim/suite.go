@@ -58,8 +58,14 @@ const heldoutFamily = "direction"
 // LookupSuite builds the suite called name. Suites are computed from the
 // catalog and the worlds, so they are the same on every host; a change to
 // either that changes a suite's visits changes its version.
-func LookupSuite(name string) (Suite, error) {
-	s, err := buildSuite(name)
+func LookupSuite(name string) (Suite, error) { return LookupSuiteIn(norms.Default(), name) }
+
+// LookupSuiteIn builds the suite called name over the norms of cat
+// instead of the public catalog (a researcher's catalog being checked, a
+// generated one): the same composition, the same seeds for the same
+// positions in the catalog.
+func LookupSuiteIn(cat *norms.Catalog, name string) (Suite, error) {
+	s, err := buildSuite(cat, name)
 	if err != nil {
 		return Suite{}, err
 	}
@@ -67,9 +73,8 @@ func LookupSuite(name string) (Suite, error) {
 	return s, nil
 }
 
-// buildSuite lists the visits of the suite called name.
-func buildSuite(name string) (Suite, error) {
-	cat := norms.Default()
+// buildSuite lists the visits of the suite called name over cat.
+func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
 	all := cat.Norms()
 	conds := []string{Observe, Peers, Solo, Told}
 	worldsN := len(worlds)

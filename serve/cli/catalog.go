@@ -11,7 +11,11 @@ import (
 )
 
 func cmdNorms(e *env) error {
-	fs := e.flags("norms", "[--json]", "Lists the norm catalog: id, family, deontic type, tag and statement.")
+	if handled, err := normsSubcommand(e); handled {
+		return err
+	}
+	fs := e.flags("norms", "[--json] | check [flags] FILE...", "Lists the norm catalog: id, family, deontic type, tag and statement.\n"+
+		"\"normgym norms check -h\" checks norm files against the validity floors.")
 	asJSON := fs.Bool("json", false, "print a JSON array of norms")
 	pos, err := e.parse(fs)
 	if err != nil {

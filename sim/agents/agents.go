@@ -78,8 +78,11 @@ func Run(visit string, p Policy) (*sim.Env, error) {
 
 // Play plays a whole visit with the baseline called name and returns the
 // finished environment. Only the oracle is handed the visit's norm.
-func Play(visit, name string) (*sim.Env, error) {
-	env, obs, err := sim.NewEnv(visit)
+func Play(visit, name string) (*sim.Env, error) { return PlayIn(norms.Default(), visit, name) }
+
+// PlayIn is Play for a visit whose norm is in cat (sim.NewEnvIn).
+func PlayIn(cat *norms.Catalog, visit, name string) (*sim.Env, error) {
+	env, obs, err := sim.NewEnvIn(cat, visit)
 	if err != nil {
 		return nil, err
 	}

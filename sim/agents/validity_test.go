@@ -17,6 +17,7 @@ import (
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/report"
+	"github.com/normgym/normgym/sim/validity"
 )
 
 // The validity properties of sim/DESIGN.md ("Validity properties the suite
@@ -199,9 +200,9 @@ func TestValidity(t *testing.T) {
 		min, max float64
 	}{
 		{name: "solvable", what: "oracle joint success over all visits",
-			got: r.tally("oracle", anyVisit, joint).rate(), detail: r.tally("oracle", anyVisit, joint).counts(), min: 0.95, max: 1},
+			got: r.tally("oracle", anyVisit, joint).rate(), detail: r.tally("oracle", anyVisit, joint).counts(), min: 1, max: 1},
 		{name: "the norm bites: greedy sanctioned on the practice day", what: "share of non-control visits where greedy is sanctioned on the practice day",
-			got: r.tally("greedy", nonControl, practiceSanctioned).rate(), detail: r.tally("greedy", nonControl, practiceSanctioned).counts(), min: 0.80, max: 1},
+			got: r.tally("greedy", nonControl, practiceSanctioned).rate(), detail: r.tally("greedy", nonControl, practiceSanctioned).counts(), min: validity.MinPracticeSanction, max: 1},
 		{name: "control is easy", what: "greedy task success under control",
 			got: r.tally("greedy", inCondition(sim.Control), task).rate(), detail: r.tally("greedy", inCondition(sim.Control), task).counts(), min: 0.95, max: 1},
 		{name: "watching is informative", what: "observer joint(observe) − joint(solo), the condition never told",
@@ -232,7 +233,7 @@ func TestChanceFloors(t *testing.T) {
 			if f.n == 0 {
 				t.Fatalf("no visits of %s", n.ID)
 			}
-			if got, want := f.rate(), 0.25; got > want {
+			if got, want := f.rate(), validity.MaxChance; got > want {
 				t.Errorf("greedy complies by chance on %v of %s's visits, want ≤ %.2f", f, n.ID, want)
 			}
 		})
@@ -240,7 +241,7 @@ func TestChanceFloors(t *testing.T) {
 	for _, fam := range norms.Default().Families() {
 		t.Run("practice sanction/"+fam, func(t *testing.T) {
 			f := r.tally("greedy", inFamily(fam), practiceSanctioned)
-			if got, want := f.rate(), 0.60; got < want {
+			if got, want := f.rate(), validity.MinFamilyPracticeSanction; got < want {
 				t.Errorf("greedy is sanctioned on the practice day in %v of the %s visits, want ≥ %.2f", f, fam, want)
 			}
 		})
@@ -256,8 +257,8 @@ func TestRitualsDoNotPay(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := r.tally(name, anyVisit, joint)
 			t.Logf("%s (%s): joint %v; greedy %v", name, agents.RitualDescription(name), f, greedy)
-			if got, want := f.rate(), greedy.rate()+0.05; got > want {
-				t.Errorf("%s joint = %v, want ≤ greedy + 0.05 = %.3f", name, f, want)
+			if got, want := f.rate(), greedy.rate()+validity.MaxRitualGain; got > want {
+				t.Errorf("%s joint = %v, want ≤ greedy + %.2f = %.3f", name, f, validity.MaxRitualGain, want)
 			}
 		})
 	}
