@@ -1,7 +1,8 @@
 // Package agents holds NormGym's baseline newcomers: random, greedy,
 // oracle, self (learns from its own sanctions), observer (infers the norm
-// from everyone's actions and sanctions) and the rituals (fixed caution
-// that needs no learning). Every baseline sees only the observation a
+// from everyone's actions and sanctions), counter (counts generic features
+// of sanctioned and unsanctioned acts and avoids the suspicious ones) and
+// the rituals (fixed caution that needs no learning). Every baseline sees only the observation a
 // model gets; the oracle alone is also handed the norm, and only through
 // NewOracle.
 package agents
@@ -30,7 +31,7 @@ const Oracle = "oracle"
 // Names lists the baselines in canonical order: the learners and their
 // bounds, then the rituals (fixed caution that needs no learning).
 func Names() []string {
-	return append([]string{"random", "greedy", Oracle, "self", "observer"}, RitualNames()...)
+	return append([]string{"random", "greedy", Oracle, "self", "observer", Counter}, RitualNames()...)
 }
 
 // New returns a fresh baseline called name that sees only what a model
@@ -49,6 +50,8 @@ func New(name string) (Policy, error) {
 		return newLearner(false), nil
 	case "observer":
 		return newLearner(true), nil
+	case Counter:
+		return newCounter(), nil
 	}
 	if r, ok := lookupRitual(name); ok {
 		return r, nil

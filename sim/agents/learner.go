@@ -11,11 +11,14 @@ import (
 // learner infers the norm over the catalog's hypotheses. The observer
 // (social) weighs every agent's transitions, sanctioned or not, and
 // watches before acting on the practice day; the self-learner only counts
-// the hypotheses that explain sanctions on its own actions.
+// the hypotheses that explain sanctions on its own actions. The counter
+// (counts) watches like the observer but counts generic features instead
+// (counter.go).
 type learner struct {
 	social bool
 	hyps   []norms.Norm
 	logp   []float64 // observer: log posterior (unnormalised); self: sanction counts
+	counts *counting // the counter's tallies, or nil
 	// hist[a][h]: agent a's history under hypothesis h.
 	hist [][]sim.Hist
 	// prev is the frame the newcomer last acted in (nil at a day's
@@ -131,6 +134,10 @@ func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 		for h := range l.hyps {
 			var v bool
 			v, l.hist[a][h] = sim.Judge(f, l.hyps[h].Rule, tr, l.hist[a][h])
+			if l.counts != nil {
+				l.counts.add(h, v, seen, s)
+				continue
+			}
 			if !l.social {
 				if s && v {
 					l.logp[h]++
@@ -200,6 +207,10 @@ func cheb(a, b sim.Pos) int {
 
 // suspects returns the hypotheses to respect, most probable first.
 func (l *learner) suspects() []int {
+	if l.counts != nil {
+		l.idx = l.counts.suspects(l.idx)
+		return l.idx
+	}
 	idx := l.idx[:0]
 	for i := range l.hyps {
 		idx = append(idx, i)
@@ -288,6 +299,9 @@ func transient(rules []norms.Rule) bool {
 }
 
 func (l *learner) Answer(p *sim.Probe) int {
+	if l.counts != nil {
+		return l.counts.answer(p, l.hyps)
+	}
 	best, bestP := 0, math.Inf(-1)
 	for k, s := range p.Options {
 		for h := range l.hyps {
