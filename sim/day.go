@@ -18,7 +18,7 @@ const Days = 2
 // members (so walking up to them), and getting rid of litter.
 const (
 	PracticeSteps = 60
-	TestSteps     = 120
+	TestSteps     = 150
 	practiceGoods = 1 // into the basket
 	practiceGifts = 2 // to different members
 	testGoods     = 1

@@ -18,7 +18,7 @@ import (
 // sanctioned one did and where.
 //
 // Version 5: every layout leaves a compliant way through the errand under
-// any one-feature restriction of walking (passable); the test day has 120
+// any one-feature restriction of walking (passable); the test day has 150
 // steps; members harvest one good at a time; the text marks any agent's
 // act that did nothing, recaps the step that ended a day
 // (Observation.DayEnd) and lists the objects with their ground and

@@ -20,6 +20,9 @@ import "github.com/normgym/normgym/norms"
 type moveRule struct {
 	allow  func(a, b *Tile, p, q Pos, dir string) bool
 	exempt func(t *Tile, p Pos) bool
+	// member is the agent whose neighbourhood the restriction keeps off
+	// (0 for none): the errand needs the others only.
+	member int
 }
 
 // moveRules lists the restrictions passable checks for a frame: none at
@@ -47,15 +50,16 @@ func moveRules(f *Frame) []moveRule {
 		s := f.Agents[k].Pos
 		rules = append(rules, moveRule{
 			allow:  func(_, _ *Tile, _, q Pos, _ string) bool { return chebyshev(q, s) > 1 },
-			exempt: func(_ *Tile, p Pos) bool { return chebyshev(p, s) <= 1 }})
+			exempt: func(_ *Tile, p Pos) bool { return chebyshev(p, s) <= 1 }, member: k})
 	}
 	return rules
 }
 
 // passable reports whether, under every restriction of moveRules, the
-// errand's places (the objects and the members' stations) are reachable
-// from the newcomer's start and every tile reachable from it leads back
-// to it.
+// errand's places are reachable from the newcomer's start — the objects,
+// and a tile on or next to each member's station (to hand a gift), but
+// the member the restriction keeps away from — and every tile reachable
+// from it leads back to it.
 func passable(f *Frame) bool {
 	start := f.Agents[0].Pos
 	var keys []Pos
@@ -63,9 +67,6 @@ func passable(f *Frame) bool {
 		if f.Tiles[i].Object != "" {
 			keys = append(keys, Pos{i % f.Width, i / f.Width})
 		}
-	}
-	for k := 1; k < len(f.Agents); k++ {
-		keys = append(keys, f.Agents[k].Pos)
 	}
 	for _, mr := range moveRules(f) {
 		fwd := reach(f, start, mr.allow, false)
@@ -80,8 +81,25 @@ func passable(f *Frame) bool {
 				return false
 			}
 		}
+		for m := 1; m < len(f.Agents); m++ {
+			if m != mr.member && !approachable(f, fwd, f.Agents[m].Pos) {
+				return false
+			}
+		}
 	}
 	return true
+}
+
+// approachable reports whether a tile on or next to p is in reached.
+func approachable(f *Frame, reached []bool, p Pos) bool {
+	for y := p.Y - 1; y <= p.Y+1; y++ {
+		for x := p.X - 1; x <= p.X+1; x++ {
+			if q := (Pos{x, y}); f.In(q) && reached[y*f.Width+x] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // moveDirs are the moves in neighbours' order.

@@ -44,7 +44,9 @@ func featureRules() []string {
 	add("forbid pick color={}", norms.Colors())
 	add("forbid pick phase={}", norms.Phases())
 	add("forbid drop phase={}", norms.Phases())
-	add("forbid pick zone={}", norms.Zones())
+	add("forbid handle phase={}", norms.Phases())
+	add("forbid give role={}", norms.Roles())
+	add("forbid give hat={}", norms.Colors())
 	add("forbid carry over={}", []string{"1", "2", "3"})
 	add("forbid pass hat={}", norms.Colors())
 	add("forbid pass role={}", norms.Roles())
@@ -53,11 +55,11 @@ func featureRules() []string {
 	add("forbid litter except terrain={}", walkable)
 	for _, before := range []string{"bow", "use object=bell", "use object=well"} {
 		add("require "+before+" before enter zone={}", norms.Zones())
-		add("require "+before+" before {}", []string{"pick", "drop"})
+		add("require "+before+" before {}", []string{"pick", "drop", "litter", "give", "drop object=basket"})
 	}
 	add("require bow after meet role={}", norms.Roles())
 	add("require bow after meet hat={}", norms.Colors())
-	add("require bow after {}", []string{"pick", "drop", "use object=well", "use object=bell"})
+	add("require bow after {}", []string{"pick", "drop", "give", "use object=well", "use object=bell"})
 	return out
 }
 
@@ -160,7 +162,7 @@ func featureWords(r norms.Rule) []string {
 	var out []string
 	say := map[string][]string{"step": {"walk", "step"}, "enter": {"go", "into"}, "pick": {"take"},
 		"drop": {"put", "down"}, "litter": {"ground"}, "carry": {"carry"}, "pass": {"next"}, "meet": {"next"},
-		"bow": {"bow"}, "use": {"ring", "wash"}}
+		"bow": {"bow"}, "use": {"ring", "wash"}, "give": {"hand", "gift"}, "handle": {"business"}}
 	for _, e := range []norms.Event{r.Event, r.Act} {
 		out = append(out, say[e.Verb]...)
 		for _, q := range append(slices.Clone(e.Quals), e.Except...) {

@@ -54,14 +54,32 @@ func (e *errandPlan) plan(g sim.Goal) (sim.Action, []sim.Action, bool) {
 func (e *errandPlan) nearest(goals []sim.Goal) (sim.Action, int, sim.Goal, bool) {
 	var best sim.Action
 	var goal sim.Goal
-	bestLen, found := 0, false
+	bestLen, bestCost, found := 0, 0, false
 	for _, g := range goals {
-		if a, path, ok := e.plan(g); ok && (!found || len(path) < bestLen) {
-			best, bestLen, goal, found = a, len(path), g, true
+		a, path, ok := e.plan(g)
+		if cost := len(path) + e.walkingPenalty(g); ok && (!found || cost < bestCost) {
+			best, bestLen, bestCost, goal, found = a, len(path), cost, g, true
 		}
 	}
 	return best, bestLen, goal, found
 }
+
+// walkingPenalty is what a patient newcomer adds to the way to a member
+// on the move: by the time it gets there the member will likely have
+// walked on, while the basket and a member at rest stay put.
+func (e *errandPlan) walkingPenalty(g sim.Goal) int {
+	if g.To == "" {
+		return 0
+	}
+	switch e.f.Agents[e.f.AgentIndex(g.To)].LastAction {
+	case sim.North, sim.South, sim.East, sim.West:
+		return walkerPenalty
+	}
+	return 0
+}
+
+// walkerPenalty is walkingPenalty's steps.
+const walkerPenalty = 4
 
 // detourThreshold is how many steps longer than its way without them the
 // rules about passing or meeting someone may make a way before a patient
@@ -153,8 +171,14 @@ func errandAction(o *sim.Observation, rules []norms.Rule, hists []sim.Hist, pati
 	if toBasket > 0 {
 		deliveries = append(deliveries, sim.Goal{Verb: sim.Drop, Object: "basket"})
 	}
-	if toGive > 0 {
+	if toGive > 0 && !patient {
 		deliveries = append(deliveries, sim.Goal{Verb: sim.Give})
+	}
+	for j := 1; j < len(f.Agents) && toGive > 0 && patient; j++ {
+		// One goal a member, so that a member walking away weighs more.
+		if f.Agents[j].Received == 0 {
+			deliveries = append(deliveries, sim.Goal{Verb: sim.Give, To: f.Agents[j].ID})
+		}
 	}
 	switch {
 	case need > 0 && me.Goods+me.Litter < capacity: // me.Carrying(), without copying me
