@@ -371,3 +371,47 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogBalance: the catalog is broad and balanced (issue: "the norm
+// space"): at least 60 norms in at least 8 families, at least a third of
+// them commonsense and a third counter-intuitive, and a harder tier of
+// compound norms in families of their own.
+func TestCatalogBalance(t *testing.T) {
+	c := norms.Default()
+	all := c.Norms()
+	tags := map[string]int{}
+	tier2, compound := 0, 0
+	for _, n := range all {
+		tags[n.Tag]++
+		if n.Tier == 2 {
+			tier2++
+		}
+		if len(n.Rules()) > 1 {
+			compound++
+		}
+	}
+	tests := []struct {
+		what      string
+		got, want int
+	}{
+		{"norms", len(all), 60},
+		{"families", len(c.Families()), 8},
+		{"commonsense norms × 3", 3 * tags[norms.TagCommonsense], len(all)},
+		{"counter-intuitive norms × 3", 3 * tags[norms.TagCounterintuitive], len(all)},
+		{"harder-tier norms", tier2, 1},
+		{"compound norms", compound, 1},
+	}
+	for _, tc := range tests {
+		if tc.got < tc.want {
+			t.Errorf("%s = %d, want at least %d", tc.what, tc.got, tc.want)
+		}
+	}
+	for _, fam := range c.Families() {
+		ns := c.Family(fam)
+		for _, n := range ns[1:] {
+			if n.Tier != ns[0].Tier {
+				t.Errorf("family %s mixes tiers %d and %d", fam, ns[0].Tier, n.Tier)
+			}
+		}
+	}
+}

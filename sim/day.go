@@ -50,7 +50,10 @@ func (e *Env) startDay(day int) {
 	e.frame = e.lay.frame.Clone()
 	e.frame.Step = 0
 	e.frame.Phase = phaseAt(0, e.lay.phaseOffset)
-	e.hist = make([]Hist, len(e.frame.Agents))
+	e.hist = make([][]Hist, len(e.frame.Agents))
+	for i := range e.hist {
+		e.hist[i] = make([]Hist, len(e.rules))
+	}
 	e.lastPhase = ""
 	e.regrow = make([]int, len(e.frame.Tiles))
 	e.members = e.members[:0]

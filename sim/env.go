@@ -42,7 +42,7 @@ type Env struct {
 	lay       layout
 	frame     *Frame
 	members   []*member
-	hist      []Hist
+	hist      [][]Hist // per agent, per rule
 	regrow    []int
 	task      Task
 	limit     int
@@ -90,7 +90,7 @@ func NewEnvIn(cat *norms.Catalog, id string) (*Env, *Observation, error) {
 			return nil, nil, err
 		}
 		e.norm = &n
-		e.rules = []norms.Rule{n.Rule}
+		e.rules = n.Rules()
 	}
 	e.traceVisit()
 	e.startDay(0)

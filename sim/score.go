@@ -117,7 +117,8 @@ func (e *Env) Probe() *Probe {
 		return nil
 	}
 	if e.probe == nil {
-		e.probe = drawProbe(e.id, *e.norm, e.cat.Norms())
+		same, _ := tierNorms(e.cat, Tier(*e.norm))
+		e.probe = drawProbe(e.id, *e.norm, same)
 	}
 	return e.probe
 }

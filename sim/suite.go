@@ -39,7 +39,7 @@ func suiteVersion(name string, visits []string) string {
 
 // SuiteNames lists the suites in canonical order.
 func SuiteNames() []string {
-	return []string{"mini", "standard", "train", "heldout", "transfer", "hard"}
+	return []string{"mini", "standard", "train", "heldout", "transfer", "hard", Harder}
 }
 
 // Suites returns every suite.
@@ -50,6 +50,32 @@ func Suites() []Suite {
 		out = append(out, s)
 	}
 	return out
+}
+
+// Harder is the suite of the harder tier: the catalog's tier-2 norms
+// (compound and conditional), which every other suite leaves out.
+const Harder = "harder"
+
+// tierNorms returns the norms of cat in tier t (1 or 2), and their
+// families in catalog order.
+func tierNorms(cat *norms.Catalog, t int) (ns []norms.Norm, families []string) {
+	for _, n := range cat.Norms() {
+		if Tier(n) == t {
+			ns = append(ns, n)
+			if len(families) == 0 || families[len(families)-1] != n.Family {
+				families = append(families, n.Family)
+			}
+		}
+	}
+	return ns, families
+}
+
+// Tier is a norm's tier: 2 for the harder tier, else 1.
+func Tier(n norms.Norm) int {
+	if n.Tier == 2 {
+		return 2
+	}
+	return 1
 }
 
 // heldoutFamily appears only in the heldout suite.
@@ -75,7 +101,16 @@ func LookupSuiteIn(cat *norms.Catalog, name string) (Suite, error) {
 
 // buildSuite lists the visits of the suite called name over cat.
 func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
-	all := cat.Norms()
+	all, families := tierNorms(cat, 1)
+	familyOf := func(fam string) []norms.Norm {
+		var out []norms.Norm
+		for _, n := range all {
+			if n.Family == fam {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	conds := []string{Observe, Peers, Solo, Told}
 	worldsN := len(worlds)
 	var visits []string
@@ -87,8 +122,8 @@ func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
 		// Two norms of each family under each learning condition, plus
 		// control in every world but one.
 		k := 0
-		for fi, fam := range cat.Families() {
-			ns := cat.Family(fam)
+		for fi, fam := range families {
+			ns := familyOf(fam)
 			for rep := 0; rep < 2; rep++ {
 				n := ns[(rep*len(ns)/2+fi)%len(ns)]
 				for ci, c := range conds {
@@ -149,10 +184,25 @@ func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
 		}
 		return Suite{Name: name, Visits: visits,
 			Description: "every norm under observe with noisy (missed and false) and with delayed sanctions"}, nil
+	case Harder:
+		// Every tier-2 norm under every learning condition four times,
+		// worlds rotating: no single feature of one act gives it away.
+		hard, _ := tierNorms(cat, 2)
+		k := 0
+		for ni, n := range hard {
+			for ci, c := range conds {
+				for rep := 0; rep < 4; rep++ {
+					add(worlds[(ni+ci+rep)%worldsN].Name, n.ID, c, 20000+k)
+					k++
+				}
+			}
+		}
+		return Suite{Name: name, Visits: visits,
+			Description: "the harder tier: every compound and conditional norm under observe, peers, solo and told four times"}, nil
 	case "train", "heldout":
 		k := 0
 		for ni, n := range all {
-			if isHeldout(n, cat) != (name == "heldout") {
+			if isHeldout(n, familyOf(n.Family)) != (name == "heldout") {
 				continue
 			}
 			for ci, c := range conds {
@@ -171,12 +221,12 @@ func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
 	return Suite{}, fmt.Errorf("sim: unknown suite %q (want one of %s)", name, strings.Join(SuiteNames(), ", "))
 }
 
-// isHeldout reports whether a norm belongs to the heldout suite: every
-// norm of the heldout family and the last norm of each other family.
-func isHeldout(n norms.Norm, cat *norms.Catalog) bool {
+// isHeldout reports whether a norm of family fam belongs to the heldout
+// suite: every norm of the heldout family and the last norm of each other
+// family.
+func isHeldout(n norms.Norm, fam []norms.Norm) bool {
 	if n.Family == heldoutFamily {
 		return true
 	}
-	fam := cat.Family(n.Family)
 	return fam[len(fam)-1].ID == n.ID
 }

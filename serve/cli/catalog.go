@@ -29,9 +29,9 @@ func cmdNorms(e *env) error {
 		return writeJSON(e.stdout, cat.Norms())
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "ID\tFAMILY\tDEONTIC\tTAG\tSTATEMENT\n")
+	fmt.Fprintf(tw, "ID\tFAMILY\tTIER\tDEONTIC\tTAG\tSTATEMENT\n")
 	for _, n := range cat.Norms() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, n.Family, n.Deontic, n.Tag, n.Statement)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", n.ID, n.Family, sim.Tier(n), n.Deontic, n.Tag, n.Statement)
 	}
 	fmt.Fprintf(tw, "\n%d norms in %d families, catalog %s\n", len(cat.Norms()), len(cat.Families()), cat.Version())
 	return tw.Flush()

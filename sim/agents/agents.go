@@ -65,7 +65,7 @@ func NewOracle(n *norms.Norm) Policy {
 	if n == nil {
 		return &oracle{}
 	}
-	return &oracle{rules: []norms.Rule{n.Rule}, statement: n.Statement}
+	return &oracle{rules: n.Rules(), statement: n.Statement}
 }
 
 // Run plays a whole visit with policy p (the probe included) and returns

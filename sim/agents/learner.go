@@ -47,8 +47,17 @@ const patience = 8
 // practice day, when there are members to watch.
 const watchSteps = 30
 
+// newLearner returns the observer (social) or the self-learner. Their
+// hypotheses are the catalog's tier-1 norms, one feature of one act each:
+// the harder tier (sim.Harder) is made of norms no such hypothesis is,
+// which is what it measures.
 func newLearner(social bool) *learner {
-	hyps := norms.Default().Norms()
+	var hyps []norms.Norm
+	for _, n := range norms.Default().Norms() {
+		if sim.Tier(n) == 1 {
+			hyps = append(hyps, n)
+		}
+	}
 	return &learner{social: social, hyps: hyps, logp: make([]float64, len(hyps))}
 }
 
@@ -71,9 +80,11 @@ func (l *learner) Act(o *sim.Observation) sim.Action {
 	}
 	if o.Told != "" && !l.told {
 		l.told = true
-		for h := range l.hyps {
-			if l.hyps[h].Statement != o.Told {
-				l.logp[h] = math.Inf(-1)
+		if slices.ContainsFunc(l.hyps, func(n norms.Norm) bool { return n.Statement == o.Told }) {
+			for h := range l.hyps {
+				if l.hyps[h].Statement != o.Told {
+					l.logp[h] = math.Inf(-1)
+				}
 			}
 		}
 	}

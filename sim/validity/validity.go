@@ -174,15 +174,19 @@ func normFigures(rows [][]outcome) []Figure {
 	}
 }
 
-// normVisits returns the non-control visits of the standard suite of cat,
-// grouped by norm id, and the norm ids in catalog order.
+// normVisits returns the non-control visits of cat's standard suite (its
+// tier-1 norms) and harder suite (its tier-2 norms), grouped by norm id.
 func normVisits(cat *norms.Catalog) (map[string][]string, error) {
 	s, err := sim.LookupSuiteIn(cat, "standard")
 	if err != nil {
 		return nil, err
 	}
+	h, err := sim.LookupSuiteIn(cat, sim.Harder)
+	if err != nil {
+		return nil, err
+	}
 	by := map[string][]string{}
-	for _, id := range s.Visits {
+	for _, id := range append(s.Visits, h.Visits...) {
 		v, err := sim.ParseVisitIDIn(cat, id)
 		if err != nil {
 			return nil, err
@@ -195,8 +199,9 @@ func normVisits(cat *norms.Catalog) (map[string][]string, error) {
 }
 
 // CheckNorms measures the per-norm floors of the norms ids of cat over
-// their visits of cat's standard suite, with workers goroutines (0: one a
-// CPU). It plays greedy, the oracle and every ritual on each visit.
+// their visits of cat's standard suite (or, for tier-2 norms, its harder
+// suite), with workers goroutines (0: one a CPU). It plays greedy, the
+// oracle and every ritual on each visit.
 func CheckNorms(cat *norms.Catalog, ids []string, workers int) ([]NormResult, error) {
 	res, _, err := checkNorms(cat, ids, workers)
 	return res, err
@@ -270,10 +275,10 @@ func (r SuiteResult) OK() bool {
 }
 
 // CheckSuite measures every floor of cat's standard suite: each norm's
-// (CheckNorms), each family's practice-day own sanction, and the
-// suite-wide figures (practice-day own sanction over all non-control
-// visits, each ritual's gain over greedy, the play-free probe
-// heuristics).
+// (CheckNorms; tier-2 norms over the harder suite), each family's
+// practice-day own sanction, and the standard suite's figures
+// (practice-day own sanction over all non-control visits, each ritual's
+// gain over greedy, the play-free probe heuristics).
 func CheckSuite(cat *norms.Catalog, workers int) (SuiteResult, error) {
 	var ids []string
 	for _, n := range cat.Norms() {
@@ -287,10 +292,12 @@ func CheckSuite(cat *norms.Catalog, workers int) (SuiteResult, error) {
 	sanctioned := func(s sim.Scores) bool { return s.Sanctions[0] > 0 }
 	joint := func(s sim.Scores) bool { return s.Joint }
 	byFamily := map[string][][]outcome{}
-	var all [][]outcome
+	var all [][]outcome // the standard suite's: tier 1
 	for i, n := range res {
 		byFamily[n.Norm.Family] = append(byFamily[n.Norm.Family], rows[i]...)
-		all = append(all, rows[i]...)
+		if sim.Tier(n.Norm) == 1 {
+			all = append(all, rows[i]...)
+		}
 	}
 	for _, fam := range cat.Families() {
 		f := tally(byFamily[fam], 0, sanctioned)
