@@ -14,8 +14,9 @@ func cmdNorms(e *env) error {
 	if handled, err := normsSubcommand(e); handled {
 		return err
 	}
-	fs := e.flags("norms", "[--json] | check [flags] FILE...", "Lists the norm catalog: id, family, deontic type, tag and statement.\n"+
-		"\"normgym norms check -h\" checks norm files against the validity floors.")
+	fs := e.flags("norms", "[--json] | check [flags] FILE... | generate [flags]", "Lists the norm catalog: id, family, tier, deontic type, tag and statement.\n"+
+		"\"normgym norms check -h\" checks norm files against the validity floors;\n"+
+		"\"normgym norms generate -h\" writes fresh norms for a private suite.")
 	asJSON := fs.Bool("json", false, "print a JSON array of norms")
 	pos, err := e.parse(fs)
 	if err != nil {

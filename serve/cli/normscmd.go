@@ -25,6 +25,8 @@ func normsSubcommand(e *env) (handled bool, err error) {
 	switch e.args[0] {
 	case "check":
 		return true, cmdNormsCheck(&sub)
+	case "generate":
+		return true, cmdNormsGenerate(&sub)
 	}
 	return false, nil
 }

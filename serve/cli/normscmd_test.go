@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/serve/server"
 )
 
 // TestNormsCheck: "norms check" prints each norm's figures against their
@@ -56,5 +59,50 @@ func TestNormsCheck(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "", "norms", "check"); code != 2 || !strings.Contains(errs, "needs at least one FILE") {
 		t.Errorf("norms check with no file: exit %d, %q; want 2 and a usage error", code, errs)
+	}
+}
+
+// TestNormsGenerate: generate writes fresh norms, none public, that all
+// pass the check, in a file the server loads as a private suite of the
+// standard composition (every norm under the four learning conditions four
+// times); the same seed writes the same file.
+func TestNormsGenerate(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "private.json")
+	code, stdout, stderr := runCLI(t, "", "norms", "generate", "--seed", "7", "--n", "6", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "6 norms in 2 families") || !strings.Contains(stdout, "all valid") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := server.LoadPrivateSuite(data)
+	if err != nil {
+		t.Fatalf("the server refuses the generated file: %v", err)
+	}
+	if got, want := len(ps.Catalog.Norms()), 6; got != want {
+		t.Errorf("%d norms, want %d", got, want)
+	}
+	if got, want := len(ps.Visits), 6*4*4; got != want {
+		t.Errorf("%d visits, want %d (standard's composition)", got, want)
+	}
+	for _, n := range ps.Catalog.Norms() {
+		if _, err := norms.Default().Lookup(n.ID); err == nil {
+			t.Errorf("%s is a public norm", n.ID)
+		}
+	}
+	if code, stdout, _ := runCLI(t, "", "norms", "check", "--norms-only", out); code != 0 || !strings.Contains(stdout, "6 norms checked: all valid") {
+		t.Errorf("norms check on the generated file: exit %d\n%s", code, stdout)
+	}
+	again := filepath.Join(dir, "again.json")
+	if code, _, _ := runCLI(t, "", "norms", "generate", "--seed", "7", "--n", "6", "--out", again); code != 0 {
+		t.Fatal("second run failed")
+	}
+	if b, _ := os.ReadFile(again); string(b) != string(data) {
+		t.Error("the same seed wrote another file")
 	}
 }
