@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/normgym/normgym/norms"
@@ -141,15 +142,8 @@ func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
 	case "standard":
 		// Every norm under every learning condition four times, worlds
 		// rotating, plus 16 control visits per world.
-		k := 0
-		for ni, n := range all {
-			for ci, c := range conds {
-				for rep := 0; rep < 4; rep++ {
-					add(worlds[(ni+ci+rep)%worldsN].Name, n.ID, c, 1000+k)
-					k++
-				}
-			}
-		}
+		visits = everyNorm(all, 4, 1000)
+		k := len(visits)
 		for wi := range worlds {
 			for rep := 0; rep < 16; rep++ {
 				add(worlds[wi].Name, norms.NoNorm, Control, 1000+k)
@@ -188,37 +182,57 @@ func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
 		// Every tier-2 norm under every learning condition four times,
 		// worlds rotating: no single feature of one act gives it away.
 		hard, _ := tierNorms(cat, 2)
-		k := 0
-		for ni, n := range hard {
-			for ci, c := range conds {
-				for rep := 0; rep < 4; rep++ {
-					add(worlds[(ni+ci+rep)%worldsN].Name, n.ID, c, 20000+k)
-					k++
-				}
-			}
-		}
-		return Suite{Name: name, Visits: visits,
+		return Suite{Name: name, Visits: everyNorm(hard, 4, 20000),
 			Description: "the harder tier: every compound and conditional norm under observe, peers, solo and told four times"}, nil
 	case "train", "heldout":
-		k := 0
-		for ni, n := range all {
-			if isHeldout(n, familyOf(n.Family)) != (name == "heldout") {
-				continue
-			}
-			for ci, c := range conds {
-				for rep := 0; rep < 3; rep++ {
-					add(worlds[(ni+ci+rep)%worldsN].Name, n.ID, c, 5000+ni*100+ci*10+rep)
-					k++
-				}
+		var keep []norms.Norm
+		for _, n := range all {
+			if isHeldout(n, familyOf(n.Family)) == (name == "heldout") {
+				keep = append(keep, n)
 			}
 		}
 		desc := "norms for fine-tuning; disjoint from heldout"
 		if name == "heldout" {
 			desc = "norms never in train: the whole " + heldoutFamily + " family and the last norm of every other family"
 		}
-		return Suite{Name: name, Visits: visits, Description: desc}, nil
+		return Suite{Name: name, Visits: splitVisits(all, keep), Description: desc}, nil
 	}
 	return Suite{}, fmt.Errorf("sim: unknown suite %q (want one of %s)", name, strings.Join(SuiteNames(), ", "))
+}
+
+// everyNorm lists every norm of ns under every learning condition reps
+// times, worlds rotating, seeds from base on.
+func everyNorm(ns []norms.Norm, reps, base int) []string {
+	var visits []string
+	k := 0
+	for ni, n := range ns {
+		for ci, c := range []string{Observe, Peers, Solo, Told} {
+			for rep := 0; rep < reps; rep++ {
+				visits = append(visits, VisitID{World: worlds[(ni+ci+rep)%len(worlds)].Name, Norm: n.ID, Condition: c,
+					Seed: uint64(base + k)}.String())
+				k++
+			}
+		}
+	}
+	return visits
+}
+
+// splitVisits lists the norms keep (of all, whose order gives the seeds)
+// under every learning condition three times: train's or heldout's.
+func splitVisits(all, keep []norms.Norm) []string {
+	var visits []string
+	for ni, n := range all {
+		if !slices.ContainsFunc(keep, func(m norms.Norm) bool { return m.ID == n.ID }) {
+			continue
+		}
+		for ci, c := range []string{Observe, Peers, Solo, Told} {
+			for rep := 0; rep < 3; rep++ {
+				visits = append(visits, VisitID{World: worlds[(ni+ci+rep)%len(worlds)].Name, Norm: n.ID, Condition: c,
+					Seed: uint64(5000 + ni*100 + ci*10 + rep)}.String())
+			}
+		}
+	}
+	return visits
 }
 
 // isHeldout reports whether a norm of family fam belongs to the heldout
