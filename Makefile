@@ -80,9 +80,10 @@ deps: ## download Go modules
 
 wasm: $(SIM_WASM) ## build the sim module (GOOS=wasip1 reactor)
 
-# The catalog is embedded in sim.wasm and the binary: a norm file added or
-# changed rebuilds both.
-CATALOG    = $(wildcard norms/catalog/*.json)
+# The catalog is embedded in sim.wasm and the binary: a norm file added,
+# changed or removed rebuilds both (the folder's own time changes when a
+# file is added or removed; a removed file is no prerequisite any more).
+CATALOG    = $(wildcard norms/catalog/*.json) norms/catalog
 
 $(SIM_WASM): $(GOFILES) $(CATALOG)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./wasm/module
