@@ -171,7 +171,8 @@ func (s *session) load(fragment string) {
 func (s *session) waitStage(limit time.Duration, stages ...string) string {
 	s.t.Helper()
 	js, _ := json.Marshal(stages)
-	s.poll(limit, string(js)+`.includes(document.body.dataset.stage)`)
+	// (No body yet while a page loads: keep polling.)
+	s.poll(limit, `!!document.body && `+string(js)+`.includes(document.body.dataset.stage)`)
 	return s.eval(`document.body.dataset.stage`)
 }
 
@@ -187,10 +188,11 @@ func (s *session) poll(limit time.Duration, expr string) {
 		}
 		// A page still replacing the last one loses the context the poll
 		// ran in: poll again in the new page.
-		if ctx.Err() == nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")) {
+		if ctx.Err() == nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed") ||
+			strings.Contains(err.Error(), "Inspected target navigated")) {
 			continue
 		}
-		state := s.eval(`(document.body.dataset.stage || "") + " | " + document.body.innerText.slice(0, 300)`)
+		state := s.eval(`document.body ? (document.body.dataset.stage || "") + " | " + document.body.innerText.slice(0, 300) : location.href + " (no body)"`)
 		s.t.Fatalf("browser: waiting for %s: %v; page: %s", expr, err, state)
 	}
 }
