@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
@@ -166,13 +167,17 @@ func dayCSV(v []float64, d int) string {
 func Table(w io.Writer, sums []Summary) error {
 	var b strings.Builder
 	conds := sim.Conditions()
-	fmt.Fprintf(&b, "%-10s %6s  %-20s", "agent", "visits", "joint [95% CI]")
+	nw := 10 // the agent column: as wide as the longest name
+	for _, s := range sums {
+		nw = max(nw, utf8.RuneCountInString(s.Agent))
+	}
+	fmt.Fprintf(&b, "%-*s %6s  %-20s", nw, "agent", "visits", "joint [95% CI]")
 	for _, c := range conds {
 		fmt.Fprintf(&b, "  %-8s", c)
 	}
 	b.WriteString("  task  compl  probe  gap\n")
 	for _, s := range sums {
-		fmt.Fprintf(&b, "%-10s %6d  %-20s", s.Agent, s.Visits, FormatRate(s.Joint))
+		fmt.Fprintf(&b, "%-*s %6d  %-20s", nw, s.Agent, s.Visits, FormatRate(s.Joint))
 		for _, c := range conds {
 			if br, ok := s.ByCondition[c]; ok {
 				fmt.Fprintf(&b, "  %-8.2f", br.Joint.Rate)
@@ -193,7 +198,7 @@ func Table(w io.Writer, sums []Summary) error {
 	b.WriteString("\ntest-day compliance after the practice day's: own sanction | witnessing only | neither; repeat after own sanction\n")
 	for _, s := range sums {
 		f := s.Findings
-		fmt.Fprintf(&b, "%-10s %-20s  %-20s  %-20s  %s\n", s.Agent, FormatRate(f.AfterOwn), FormatRate(f.AfterWitnessOnly),
+		fmt.Fprintf(&b, "%-*s %-20s  %-20s  %-20s  %s\n", nw, s.Agent, FormatRate(f.AfterOwn), FormatRate(f.AfterWitnessOnly),
 			FormatRate(f.AfterNeither), FormatRate(f.RepeatAfterOwn))
 	}
 	_, err := io.WriteString(w, b.String())
