@@ -177,6 +177,9 @@ type Options struct {
 	// Finish stores finished human and model sessions (nil: never
 	// stored, as for practice).
 	Finish FinishFunc
+	// Hold says whether a finished room session's result is held back
+	// for now (hold.go; nil: never).
+	Hold HoldFunc
 	Now    func() time.Time
 	Logger *slog.Logger
 }
@@ -666,6 +669,9 @@ func (m *Manager) state(ctx context.Context, lv *live) (api.SessionState, error)
 			res.Record = &rec
 		}
 		st.Result = res
+		if err := m.holdBack(ctx, s, &st); err != nil {
+			return st, err
+		}
 	}
 	return st, nil
 }
