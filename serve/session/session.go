@@ -180,6 +180,7 @@ type Options struct {
 	// Hold says whether a finished room session's result is held back
 	// for now (hold.go; nil: never).
 	Hold HoldFunc
+
 	Now    func() time.Time
 	Logger *slog.Logger
 }
