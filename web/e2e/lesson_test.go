@@ -1,0 +1,182 @@
+//go:build !js
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/normgym/normgym/serve/api"
+)
+
+// The classroom as a 12-year-old and a teacher meet it (issue 24): the
+// tutorial's question and what the map shows agree, on a phone too;
+// nothing freezes; nothing is lost on a reload; the class's rule is kept
+// until the reveal.
+
+// newRoom creates a room through the API (rooms are open to anyone on
+// the test's server) and returns it.
+func newRoom(t *testing.T, base string, req api.RoomRequest) api.RoomCreated {
+	t.Helper()
+	b, _ := json.Marshal(req)
+	resp, err := http.Post(base+"/api/rooms", "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var room api.RoomCreated
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &room) != nil {
+		t.Fatalf("POST /api/rooms: %d %s", resp.StatusCode, body)
+	}
+	return room
+}
+
+// enterClass opens the class's link in s, takes nick and waits for the
+// tutorial (or, if it was seen in this browser, the visit's consent).
+func enterClass(t *testing.T, s *session, code, nick string) string {
+	t.Helper()
+	s.do(30*time.Second, chromedp.Navigate(s.srv.URL+"/#room="+code))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	s.waitStage(20*time.Second, "join")
+	typeInto(t, s, "#nick", nick)
+	s.key(keyName("Enter"))
+	return s.waitStage(30*time.Second, "tutorial", "consent")
+}
+
+// shotClip saves a screenshot of the element sel, magnified scale times,
+// for looking at small print (a phone's map).
+func (s *session) shotClip(name, sel string, scale float64) {
+	s.t.Helper()
+	q, _ := json.Marshal(sel)
+	var r struct{ X, Y, W, H float64 }
+	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => { const b = document.querySelector(`+string(q)+`).getBoundingClientRect();
+		return {X: b.left + scrollX, Y: b.top + scrollY, W: b.width, H: b.height}; })())`)), &r); err != nil {
+		s.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	beyond := true
+	b, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng,
+		Clip: &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: scale}, CaptureBeyondViewport: &beyond})
+	if err != nil {
+		s.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(artifacts(s.t), name+".png"), b.Data, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// sanctionPrompt reads the tutorial's sanction prompt: who said what to
+// whom ("you" for the student).
+var sanctionPrompt = regexp.MustCompile(`^(.+?) said “(.+?)” to (.+?): that is a sanction`)
+
+// tutorialView is what the tutorial's screen shows of a sanction: the
+// prompt, the line under the map, the words in bubbles over members, who
+// carries the sanction's mark, how many tiles are ringed as the focus,
+// and whether the line is whole and on screen (not cut, not under the
+// pad).
+type tutorialView struct {
+	Prompt, Status string
+	Bubbles, Hit   []string
+	Focus          int
+	Whole, Shown   bool
+}
+
+func readTutorial(t *testing.T, s *session) tutorialView {
+	t.Helper()
+	var v tutorialView
+	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => {
+		const st = document.getElementById("status"), sr = st.getBoundingClientRect();
+		const pad = document.querySelector(".ctl").getBoundingClientRect();
+		const padTop = getComputedStyle(document.querySelector(".ctl")).position === "sticky" ? pad.top : innerHeight;
+		return {
+			Prompt: document.getElementById("tut-say").textContent,
+			Status: st.textContent,
+			Bubbles: [...document.querySelectorAll(".bubble")].map(e => e.textContent),
+			Hit: [...document.querySelectorAll(".tk.hit")].map(e => e.classList.contains("me") ? "you" : e.querySelector("em .full").textContent),
+			Focus: document.querySelectorAll(".ring.focus").length,
+			Whole: st.scrollWidth <= st.clientWidth + 1 && st.scrollHeight <= st.clientHeight + 1 && getComputedStyle(st).textOverflow !== "ellipsis",
+			Shown: sr.top >= 0 && sr.bottom <= Math.min(innerHeight, padTop) + 1,
+		};
+	})())`)), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestTutorialSanction plays the class's guided minute by keyboard on a
+// laptop and on a 390×844 phone until its sanction prompt, and for every
+// step the prompt stays up checks that the prompt, the line under the map
+// and the map's marks are about one sanction: who said what to whom, what
+// that member had just done; on the phone the line is whole and on screen.
+func TestTutorialSanction(t *testing.T) {
+	needChromium(t)
+	srv, _, _ := siteServerWith(t)
+	room := newRoom(t, srv.URL, api.RoomRequest{Name: "7B", Suite: "mini", SameVisit: true})
+	for i, size := range [][2]int{{1280, 800}, {390, 844}} {
+		name := strconv.Itoa(size[0]) + "x" + strconv.Itoa(size[1])
+		t.Run(name, func(t *testing.T) {
+			s := openSite(t, srv, size[0], size[1])
+			if got := enterClass(t, s, room.Code, "Fox "+strconv.Itoa(i+1)); got != "tutorial" {
+				t.Fatalf("after joining: stage %s, want the tutorial", got)
+			}
+			say := func() string { return s.eval(`document.getElementById("tut-say").textContent`) }
+			for k := 0; k < 40 && !strings.Contains(say(), "said “"); k++ {
+				switch s.eval(`document.body.dataset.tut`) {
+				case "0", "1":
+					s.key(keyName([]string{"ArrowRight", "ArrowLeft"}[k%2]))
+				case "2", "3":
+					s.key(" ")
+				default:
+					t.Fatalf("the tutorial ended without a sanction prompt: %q", say())
+				}
+			}
+			checked := 0
+			for k := 0; s.eval(`document.body.dataset.tut`) == "3" && k < 8; k++ {
+				v := readTutorial(t, s)
+				m := sanctionPrompt.FindStringSubmatch(v.Prompt)
+				if m == nil {
+					t.Fatalf("the sanction prompt reads %q", v.Prompt)
+				}
+				by, said, to := m[1], m[2], m[3]
+				who := to + ", who had just "
+				if to == "you" {
+					who = "you; you had just "
+				}
+				if !strings.HasPrefix(v.Status, by+" sanctioned "+who) || !strings.HasSuffix(v.Status, `: "`+said+`"`) {
+					t.Errorf("step %d: the prompt asks about %s saying %q to %s; the line under the map says %q", k, by, said, to, v.Status)
+				}
+				if strings.Join(v.Bubbles, "|") != said || strings.Join(v.Hit, "|") != to || v.Focus != 1 {
+					t.Errorf("step %d: the prompt asks about %s saying %q to %s; the map shows bubbles %q, marks %q and %d ringed tiles", k, by, said, to, v.Bubbles, v.Hit, v.Focus)
+				}
+				if !v.Whole || !v.Shown {
+					t.Errorf("step %d at %s: the line under the map is cut (%v) or not on screen (%v): %q", k, name, !v.Whole, !v.Shown, v.Status)
+				}
+				if k == 0 {
+					s.shot("lesson-tutorial-sanction-" + name)
+					s.shotClip("lesson-tutorial-map-"+name, ".map", 2)
+					s.axe("tutorial's sanction prompt, " + name)
+				}
+				checked++
+				s.key(" ")
+			}
+			if checked < 2 {
+				t.Errorf("the sanction prompt was checked at %d steps, want several", checked)
+			}
+		})
+	}
+}
