@@ -36,8 +36,8 @@ type app struct {
 	stepping bool
 	// dropped counts the keys refused because the queue was full.
 	dropped int
-	watch    *watchState
-	model    *modelState
+	watch   *watchState
+	model   *modelState
 
 	// site is set when the app is served by `normgym serve`.
 	site *siteState

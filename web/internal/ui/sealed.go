@@ -406,4 +406,3 @@ type refusal struct{ err, is error }
 
 func (r *refusal) Error() string   { return r.err.Error() }
 func (r *refusal) Unwrap() []error { return []error{r.err, r.is} }
-
