@@ -77,7 +77,6 @@ func awaitBaselines(p js.Value) []ui.Outcome {
 // earlier result); otherwise the heading takes it, as on a new screen.
 func (a *app) showResult(p *ui.Play, norm *ui.Norm, baselines js.Value, keep bool) {
 	rec := *p.Record
-	a.publish(p.Record)
 	h := ui.ResultHTML(rec, norm, p.Probe, nil, a.story())
 	if a.site != nil && p.Visit.Assigned && a.site.submit != "" {
 		// Under the heading, where it is seen first.
@@ -87,11 +86,16 @@ func (a *app) showResult(p *ui.Play, norm *ui.Norm, baselines js.Value, keep boo
 	a.screen(h, keep, "#res-h")
 	a.set("visit-label", escape(rec.Visit))
 	a.stage("result")
+	perfMark("normgym-result")
 	go func() {
+		// In a task of its own: the screen is drawn first.
+		time.Sleep(time.Millisecond)
+		a.publish(p.Record)
 		others := awaitBaselines(baselines)
 		if a.play == p && p.Stage == ui.StageResult {
 			a.set("baselines", ui.BaselinesHTML(rec, others))
 			a.data("baselines", "done")
+			perfMark("normgym-baselines")
 		}
 	}()
 }
@@ -104,6 +108,10 @@ func (a *app) submitHTML(p *ui.Play) string {
 	}
 	return ui.SubmitHTML(a.site.submit, a.site.submitMsg)
 }
+
+// perfMark marks a moment on the page's performance timeline (for
+// tests and curious users: the result drawn, the baselines in).
+func perfMark(name string) { js.Global().Get("performance").Call("mark", name) } // not the DOM
 
 // underHeading puts html just under the screen's heading.
 func underHeading(screen, html string) string {

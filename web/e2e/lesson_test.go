@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/normgym/normgym/serve/api"
+	nbrowser "github.com/normgym/normgym/web/internal/browser"
 )
 
 // The classroom as a 12-year-old and a teacher meet it (issue 24): the
@@ -178,5 +181,161 @@ func TestTutorialSanction(t *testing.T) {
 				t.Errorf("the sanction prompt was checked at %d steps, want several", checked)
 			}
 		})
+	}
+}
+
+// openSiteIn is openSite with its download directory.
+func openSiteIn(t *testing.T, srv *httptest.Server, w, h int) (*session, string) {
+	t.Helper()
+	dl := t.TempDir()
+	ctx, cancel, err := nbrowser.Start(context.Background(), nbrowser.Options{Width: w, Height: h, UserDataDir: t.TempDir(), DownloadDir: dl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	s := &session{t: t, srv: srv, ctx: ctx, close: cancel, dl: dl}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(w), int64(h))); err != nil {
+		t.Fatal(err)
+	}
+	s.do(10*time.Second, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dl})
+		return err
+	}))
+	return s, dl
+}
+
+// resources lists the URLs the page fetched (Resource Timing), the
+// worker's included once it ran.
+func (s *session) resources() []string {
+	s.t.Helper()
+	var out []string
+	json.Unmarshal([]byte(s.eval(`JSON.stringify(performance.getEntriesByType("resource").map(e => e.name))`)), &out)
+	return out
+}
+
+// watchLongTasks starts recording the page's long tasks (the Long Tasks
+// API: every task that kept the page's thread for more than 50 ms), each
+// as its start and duration in ms.
+func (s *session) watchLongTasks() {
+	s.t.Helper()
+	s.eval(`globalThis.__longTasks = []; new PerformanceObserver(l => { for (const e of l.getEntries()) __longTasks.push([Math.round(e.startTime), Math.round(e.duration)]); })
+		.observe({type: "longtask"});
+		"ok"`)
+}
+
+// longTasks returns the durations (ms) of the long tasks seen since
+// watchLongTasks.
+func (s *session) longTasks() [][2]int {
+	s.t.Helper()
+	var out [][2]int
+	json.Unmarshal([]byte(s.eval(`JSON.stringify(globalThis.__longTasks || [])`)), &out)
+	return out
+}
+
+// loadAverage is the machine's load average over a minute, for logs of
+// timings ("?" where /proc has none).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
+}
+
+// screenText is the text of the screen (not the header, the feed or the
+// footer).
+func (s *session) screenText() string {
+	s.t.Helper()
+	return s.eval(`document.getElementById("screen").innerText`)
+}
+
+// TestSealedResult plays the site's sealed visit by keyboard and checks
+// what issue 24 asks of it. Until the first step the page has fetched no
+// sim.wasm (nor the shim that runs it). A reload on the screen between
+// the days shows the same screen, the day's summary with it. On the result
+// screen the rule and the baselines come from a worker: no task keeps the
+// page's thread for more than 50 ms (Long Tasks API) from the answer until
+// the baselines are in, the button the player focused meanwhile keeps the
+// focus, and Enter on it works (the record downloads). A reload on the
+// result screen shows the same result.
+func TestSealedResult(t *testing.T) {
+	needChromium(t)
+	srv, st, _ := siteServerWith(t)
+	s, dl := openSiteIn(t, srv, 1280, 800)
+	s.sealed = true
+	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/"))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	s.waitStage(20*time.Second, "consent")
+	participant := s.eval(`localStorage.getItem("normgym.participant") || ""`)
+	s.key(keyName("Enter"))
+	s.waitStage(20*time.Second, "day")
+	open, err := st.OpenSessions(context.Background(), participant, "")
+	if err != nil || len(open) != 1 {
+		t.Fatalf("open sessions: %v %v", open, err)
+	}
+	visit := open[0].Visit
+	base := greedy(t, visit)
+	simFetched := func(where string) {
+		t.Helper()
+		for _, u := range s.resources() {
+			if strings.Contains(u, "/sim.") || strings.Contains(u, "/shim-") || strings.Contains(u, "/worker.") {
+				t.Errorf("%s: the page fetched %s", where, u)
+			}
+		}
+	}
+	simFetched("before the first step")
+	dayCard := false
+	playFromDay(t, s, visit, base, func(stage string, n int) {
+		switch {
+		case stage == "play" && n == 0:
+			simFetched("after the first step")
+		case stage == "day" && n > 0 && !dayCard:
+			dayCard = true
+			before := s.screenText()
+			if !strings.Contains(before, "is over. Task done:") {
+				t.Errorf("the day card has no summary of the day before: %q", before)
+			}
+			s.shot("lesson-sealed-day-card")
+			s.reload()
+			s.waitStage(20*time.Second, "day")
+			if after := s.screenText(); after != before {
+				t.Errorf("after a reload the day card reads\n%q\nwant\n%q", after, before)
+			}
+		case stage == "probe":
+			s.watchLongTasks()
+		}
+	})
+	// The rule is in: focus the download button while the baselines run.
+	s.poll(20*time.Second, `!!document.querySelector('#screen [data-act="download"]')`)
+	running := s.eval(`(() => { const b = document.querySelector('#screen [data-act="download"]'); b.focus();
+		return String(!!document.getElementById("baselines-wait")); })()`)
+	if running != "true" {
+		t.Error("the baselines were in before the player could focus a button: nothing was measured")
+	}
+	s.poll(60*time.Second, `document.body.dataset.baselines === "done"`)
+	// The result screen is drawn at the mark normgym-result (a new
+	// screen, drawn in one task); its baselines are in at
+	// normgym-baselines. Between the two nothing may hold the thread.
+	from, _ := strconv.ParseFloat(s.eval(`String(performance.getEntriesByName("normgym-result").pop().startTime)`), 64)
+	for _, lt := range s.longTasks() {
+		if float64(lt[0]) > from {
+			t.Errorf("a task of %d ms kept the page's thread while the result screen's baselines ran (want none over 50 ms)", lt[1])
+		} else {
+			t.Logf("a task of %d ms drew the result screen (load average %s)", lt[1], loadAverage())
+		}
+	}
+	if got := s.eval(`document.activeElement.dataset.act || document.activeElement.id || document.activeElement.tagName`); got != "download" {
+		t.Errorf("when the baselines came in the focus moved to %q, want the download button", got)
+	}
+	s.key(keyName("Enter"))
+	waitFile(t, dl, ".json", 10*time.Second)
+	s.shot("lesson-sealed-result")
+	before := s.screenText()
+	s.reload()
+	s.waitStage(30*time.Second, "result")
+	s.poll(60*time.Second, `document.body.dataset.baselines === "done"`)
+	if after := s.screenText(); after != before {
+		t.Errorf("after a reload the result reads\n%q\nwant\n%q", after, before)
 	}
 }

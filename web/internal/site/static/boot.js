@@ -55,8 +55,8 @@ async function instantiateSim() {
 }
 
 // offThread runs the result screen's work in a dedicated worker over its
-// own instance of sim.wasm (worker.js), so that the page's thread never
-// blocks for it: it returns {rule, baselines}, two promises of JSON text
+// own instance of sim.wasm (worker.js), which it fetches and compiles, so
+// that the page's thread never blocks for it: it returns {rule, baselines}, two promises of JSON text
 // (the catalog's entry of norm, "" for none; every baseline's outcome on
 // visit). The worker ends when it has answered.
 function offThread(visit, norm) {
@@ -64,17 +64,17 @@ function offThread(visit, norm) {
   const rule = new Promise((ok, no) => { ruleDone = ok; ruleFail = no; });
   const baselines = new Promise((ok, no) => { runsDone = ok; runsFail = no; });
   const failed = (err) => { ruleFail(err); runsFail(err); };
-  simModule().then((module) => {
-    const w = new Worker(WORKER, { type: "module" });
-    w.onmessage = (e) => {
-      const d = e.data;
-      if (d.error !== undefined) { failed(new Error(d.error)); w.terminate(); return; }
-      if (d.rule !== undefined) ruleDone(d.rule);
-      if (d.baselines !== undefined) { runsDone(d.baselines); w.terminate(); }
-    };
-    w.onerror = (e) => { failed(new Error(e.message || "the worker failed")); w.terminate(); };
-    w.postMessage({ module, visit, norm });
-  }, failed);
+  const w = new Worker(WORKER, { type: "module" });
+  w.onmessage = (e) => {
+    const d = e.data;
+    if (d.error !== undefined) { failed(new Error(d.error)); w.terminate(); return; }
+    if (d.rule !== undefined) ruleDone(d.rule);
+    if (d.baselines !== undefined) { runsDone(d.baselines); w.terminate(); }
+  };
+  w.onerror = (e) => { failed(new Error(e.message || "the worker failed")); w.terminate(); };
+  // The worker fetches and compiles sim.wasm itself: the page's thread
+  // does none of that work.
+  w.postMessage({ sim: SIM.href, visit, norm });
   return { rule, baselines };
 }
 

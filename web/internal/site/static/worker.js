@@ -1,6 +1,6 @@
 // The result screen's work off the page's thread: a dedicated worker runs
-// its own instance of the same sim.wasm (the page posts the compiled
-// module) and answers one request, {module, visit, norm}, with two
+// its own instance of the same sim.wasm (which it fetches and compiles)
+// and answers one request, {sim (its URL), visit, norm}, with two
 // messages: {rule} (the catalog's entry of norm as JSON, "" for none), then
 // {baselines} (JSON: [{name, record}|{name, err}] for every built-in
 // baseline of the module's info, each record without its actions and
@@ -10,8 +10,13 @@ import { WASI } from "./{{SHIM}}/index.js";
 import { instantiate } from "./{{BRIDGE}}";
 
 self.onmessage = async (e) => {
-  const { module, visit, norm } = e.data;
+  const { visit, norm } = e.data;
   try {
+    const module = await WebAssembly.compileStreaming(fetch(e.data.sim)).catch(async () => {
+      const r = await fetch(e.data.sim); // hosts that do not send application/wasm
+      if (!r.ok) throw new Error(e.data.sim + ": HTTP " + r.status);
+      return WebAssembly.compile(await r.arrayBuffer());
+    });
     const sim = await instantiate(module, WASI);
     let rule = "";
     if (norm) {
