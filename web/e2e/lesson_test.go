@@ -21,8 +21,11 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/sim"
 	nbrowser "github.com/normgym/normgym/web/internal/browser"
+	"github.com/normgym/normgym/web/internal/ui"
 )
 
 // The classroom as a 12-year-old and a teacher meet it (issue 24): the
@@ -337,5 +340,149 @@ func TestSealedResult(t *testing.T) {
 	s.poll(60*time.Second, `document.body.dataset.baselines === "done"`)
 	if after := s.screenText(); after != before {
 		t.Errorf("after a reload the result reads\n%q\nwant\n%q", after, before)
+	}
+}
+
+// secretsOf are the strings that name a class's visit: its id, its
+// norm's id and its rule's statement.
+func secretsOf(t *testing.T, visit string) (id, norm, statement string) {
+	t.Helper()
+	v, err := sim.ParseVisitID(visit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := norms.Default().Lookup(v.Norm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return visit, n.ID, n.Statement
+}
+
+// TestClassHeld plays a class where everyone plays the same visit, as a
+// student on a phone, and checks that before the teacher's reveal the
+// student's page (its markup, text, storage and globals), the download
+// of the result and every API answer the page got name neither the visit
+// nor its norm, nor say the rule (the probe's own options aside), and
+// that a reload shows the same held result. After the reveal, the button
+// on the result screen brings the rule, the visit and a download that
+// names them.
+func TestClassHeld(t *testing.T) {
+	needChromium(t)
+	srv, st, tr := siteServerWith(t)
+	room := newRoom(t, srv.URL, api.RoomRequest{Suite: "mini", SameVisit: true})
+	s, dl := openSiteIn(t, srv, 390, 844)
+	joinClass(t, s, room.Code, "Blue Owl")
+	visit := playAssigned(t, s, st, "#room="+room.Code, "")
+	id, norm, rule := secretsOf(t, visit)
+	s.waitStage(10*time.Second, "result-held")
+	held := func(where string) {
+		t.Helper()
+		if found := s.pageHolds([]string{id, norm}); len(found) > 0 {
+			t.Errorf("%s: the page holds %q before the reveal", where, found)
+		}
+		for _, x := range tr.exchanges() {
+			leaks := []string{id, norm, rule}
+			if strings.Contains(x[2], `"stage":"probe"`) {
+				leaks = leaks[:2] // the probe's options name every rule
+			}
+			for _, l := range leaks {
+				if strings.Contains(x[1], l) || strings.Contains(x[2], l) {
+					t.Errorf("%s: %s carried %q before the reveal: %.300s", where, x[0], l, x[2])
+				}
+			}
+		}
+	}
+	held("the held result")
+	s.shot("lesson-class-held-390x844")
+	s.shotFull("lesson-class-held-full-390x844")
+	s.axe("a class's held result")
+	before := s.screenText()
+	s.reload()
+	s.waitStage(30*time.Second, "result-held")
+	if after := s.screenText(); after != before {
+		t.Errorf("after a reload the held result reads\n%q\nwant\n%q", after, before)
+	}
+	held("the held result, reloaded")
+	s.tapInView(`#screen [data-act="download"]`)
+	b, err := os.ReadFile(waitFile(t, dl, "class-result.json", 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{id, norm, rule} {
+		if strings.Contains(string(b), l) {
+			t.Errorf("the held result's download holds %q: %s", l, b)
+		}
+	}
+	if !strings.Contains(string(b), `"scores"`) {
+		t.Errorf("the held result's download has no scores: %s", b)
+	}
+	s.tapInView(`[data-act="check-reveal"]`)
+	s.poll(10*time.Second, `document.getElementById("reveal-status").textContent.startsWith("Not yet")`)
+	held("after asking for the rule")
+
+	// The teacher reveals; the student asks again.
+	var rv api.Reveal
+	getJSON(t, srv.URL+"/api/rooms/"+room.Code+"/reveal", room.TeacherToken, &rv)
+	s.tapInView(`[data-act="check-reveal"]`)
+	s.waitStage(30*time.Second, "result")
+	s.poll(60*time.Second, `document.body.dataset.baselines === "done"`)
+	if found := s.pageHolds([]string{id, rule}); len(found) != 2 {
+		t.Errorf("after the reveal the result screen shows %q of the visit and its rule", found)
+	}
+	s.shot("lesson-class-revealed-390x844")
+	s.tapInView(`#screen [data-act="download"]`)
+	v, _ := sim.ParseVisitID(visit)
+	f := waitPrefix(t, dl, "normgym-"+v.World+"-"+v.Condition+"-human-", 10*time.Second)
+	if b, err := os.ReadFile(f); err != nil || !strings.Contains(string(b), id) {
+		t.Errorf("the download after the reveal does not name the visit %s: %v %.200s", id, err, b)
+	}
+}
+
+// waitPrefix waits for a finished download whose name starts with prefix.
+func waitPrefix(t *testing.T, dir, prefix string, limit time.Duration) string {
+	t.Helper()
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), ".json") {
+				return filepath.Join(dir, e.Name())
+			}
+		}
+	}
+	t.Fatalf("no %s….json downloaded into %s", prefix, dir)
+	return ""
+}
+
+// TestSealedWaiting slows the server's answers to a sealed visit's steps:
+// the map says the page waits for the server, and keys pressed beyond the
+// moves already waiting are refused with a message, not silently.
+func TestSealedWaiting(t *testing.T) {
+	needChromium(t)
+	srv, _, tr := siteServerWith(t)
+	s := openSite(t, srv, 1280, 800)
+	s.do(30*time.Second, chromedp.Navigate(srv.URL+"/"))
+	s.poll(30*time.Second, `document.documentElement.dataset.ready === "1"`)
+	s.waitStage(20*time.Second, "consent")
+	s.key(keyName("Enter"))
+	s.waitStage(20*time.Second, "day")
+	s.key(keyName("Enter"))
+	s.waitStage(10*time.Second, "play")
+	if got := s.eval(`getComputedStyle(document.querySelector(".wait")).opacity`); got != "0" {
+		t.Errorf("the waiting sign shows with nothing on its way (opacity %s)", got)
+	}
+	tr.delay.Store(int64(1500 * time.Millisecond))
+	for i := 0; i < 6; i++ {
+		s.key(" ")
+	}
+	s.poll(5*time.Second, `getComputedStyle(document.querySelector(".wait")).opacity === "1"`)
+	if got := s.eval(`document.getElementById("status").textContent`); got != ui.QueueFull || s.eval(`document.body.dataset.dropped || ""`) == "" {
+		t.Errorf("a key beyond the queue: the line under the map says %q (dropped %q), want %q", got, s.eval(`document.body.dataset.dropped || ""`), ui.QueueFull)
+	}
+	s.shot("lesson-sealed-waiting")
+	s.axe("a sealed step waiting for the server")
+	tr.delay.Store(0)
+	s.poll(20*time.Second, `document.body.dataset.busy !== "1"`)
+	if got := s.eval(`document.body.dataset.step`); got != "5" {
+		t.Errorf("after six keys with four waiting the visit is at step %s, want 5 (the one on its way and four waiting)", got)
 	}
 }
