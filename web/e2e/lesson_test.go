@@ -23,9 +23,12 @@ import (
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/server"
+	"github.com/normgym/normgym/serve/store"
 	"github.com/normgym/normgym/sim"
 	nbrowser "github.com/normgym/normgym/web/internal/browser"
 	"github.com/normgym/normgym/web/internal/ui"
+	"github.com/normgym/normgym/web/internal/wasmtest"
 )
 
 // The classroom as a 12-year-old and a teacher meet it (issue 24): the
@@ -485,4 +488,38 @@ func TestSealedWaiting(t *testing.T) {
 	if got := s.eval(`document.body.dataset.step`); got != "5" {
 		t.Errorf("after six keys with four waiting the visit is at step %s, want 5 (the one on its way and four waiting)", got)
 	}
+}
+
+// TestTeachWords opens /teach on a site that creates rooms only for
+// holders of a teacher key, as a teacher without one does: the page says
+// what to do in its own words, not the API's ("Authorization: Bearer").
+func TestTeachWords(t *testing.T) {
+	needChromium(t)
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "normgym.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv, err := server.New(server.Options{Store: st, Verifier: server.Wasm(wasmtest.Runtime(t)), Web: os.DirFS(builtSite(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	s := openSite(t, hs, 1280, 800)
+	s.do(30*time.Second, chromedp.Navigate(hs.URL+"/teach"))
+	s.poll(10*time.Second, `!!document.getElementById("make")`)
+	for _, tc := range []struct{ key, want string }{
+		{"", "type it in the Teacher key box"},
+		{"not-a-key", "This site issues no teacher keys"},
+	} {
+		s.eval(`document.getElementById("teacherKey").value = ` + strconv.Quote(tc.key) + `; document.getElementById("createMsg").textContent = ""; "ok"`)
+		s.do(10*time.Second, chromedp.Click(chromedp.CSS(`#make`)))
+		s.poll(10*time.Second, `!["", "creating…"].includes(document.getElementById("createMsg").textContent)`)
+		msg := s.eval(`document.getElementById("createMsg").textContent`)
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "Bearer") || strings.Contains(msg, "Authorization") {
+			t.Errorf("with key %q /teach says %q, want words for a teacher saying %q", tc.key, msg, tc.want)
+		}
+	}
+	s.shot("lesson-teach-no-key")
 }
