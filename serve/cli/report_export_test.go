@@ -77,7 +77,7 @@ func TestReportReadsTheServersExport(t *testing.T) {
 	// row without success, in the export and so in the report.
 	ab := su.Visits[5]
 	then := time.Now().Add(-3 * time.Hour)
-	abandoned := session.Session{ID: "abandoned-session-1", Spec: session.Spec{Kind: api.KindHuman, Participant: "human-participant-z",
+	abandoned := session.Session{ID: "abandoned-session-1", SessionSpec: session.Spec{Kind: api.KindHuman, Participant: "human-participant-z",
 		Agent: "human", Visit: ab, Suite: su.Name, SuiteVersion: su.Version, Sealed: true}, Norm: strings.Split(ab, "/")[1],
 		CreatedAt: then, TouchedAt: then}
 	abandoned.World, abandoned.Condition, abandoned.Family = session.VisitParts(ab, abandoned.Norm)

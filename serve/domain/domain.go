@@ -9,7 +9,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/normgym/normgym/serve/session"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -85,16 +84,16 @@ type Storage interface {
 	Assign(ctx context.Context, participant, room, visit string, at, since time.Time) (string, error)
 
 	// Sessions (serve/session) are kept in the same store.
-	session.Store
+	SessionStore
 	// OpenSessions returns the participant's sessions without a run in a
 	// room scope ("" for none), the most recently used first.
-	OpenSessions(ctx context.Context, participant, room string) ([]session.Session, error)
+	OpenSessions(ctx context.Context, participant, room string) ([]Session, error)
 	// PlayedVisits lists the visits of the participant's sessions.
 	PlayedVisits(ctx context.Context, participant string) ([]string, error)
 	// AbandonedSessions returns up to limit sealed sessions (people's
 	// outside rooms, keys' suite sessions) never finished and last used
 	// before touchedBefore, in id order after the id after.
-	AbandonedSessions(ctx context.Context, touchedBefore time.Time, after string, limit int) ([]session.Session, error)
+	AbandonedSessions(ctx context.Context, touchedBefore time.Time, after string, limit int) ([]Session, error)
 
 	Close() error
 }
@@ -105,6 +104,9 @@ var (
 	ErrExists   = errors.New("domain: already exists")
 	// ErrFull is JoinRoom's error for a room with no place left.
 	ErrFull = errors.New("domain: the room is full")
+	// ErrConflict is a write that lost a race: a session's action stored
+	// out of order, a probe answered twice.
+	ErrConflict = errors.New("domain: conflict")
 	// ErrNormPlayed is PutRun's error for a human run on a norm its
 	// participant already played in another visit.
 	ErrNormPlayed = errors.New("domain: the participant already played this norm")

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
-	"github.com/normgym/normgym/serve/session"
 )
 
 // StudyStorage keeps studies (issue 23). It is apart from Storage so that
@@ -107,7 +106,7 @@ type StudyParticipant struct {
 // opened) and run (nil until the visit is played).
 type StudyRow struct {
 	StudyParticipant
-	Session *session.Session
+	Session *Session
 	Run     *RunOutcome
 }
 

@@ -7,6 +7,9 @@
 //     both need (the classroom nickname rules) lives under web.
 //   - serve/store implements domain.Storage and never imports the HTTP
 //     package serve/server.
+//   - serve/domain (the stored things and their rules) imports none of
+//     the packages that adapt it: the session manager, the stores, the
+//     HTTP handlers, the Worker.
 //   - the core (sim, norms) imports no adapter: nothing from wasm, web or
 //     serve.
 //   - nothing above the core steps a visit but through sim.Env
@@ -38,6 +41,7 @@ func TestLayout(t *testing.T) {
 		{"store does not import server", nil, "./serve/store/...", []string{"serve/server", "serve/server/"}},
 		{"store does not import server (js)", js, "./serve/store/...", []string{"serve/server", "serve/server/"}},
 		{"core imports no adapter", nil, "./sim/... ./norms/...", []string{"serve/", "web/", "wasm/"}},
+		{"domain imports none of its adapters", nil, "./serve/domain", []string{"serve/session", "serve/store", "serve/store/", "serve/server", "serve/worker"}},
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {

@@ -120,7 +120,7 @@ func (s *Server) assignVisit(ctx context.Context, p string, room *domain.Room) (
 // visit that expired unfinished.
 func (s *Server) sessionExpired(ctx context.Context, p, visit string) bool {
 	ss, err := s.store.OwnerSession(ctx, p, visit)
-	return err == nil && ss.RunID == "" && s.now().Sub(ss.TouchedAt) > s.opts.SessionTTL
+	return err == nil && s.expired(ss)
 }
 
 // pickVisit chooses participant p's next visit among visits (see

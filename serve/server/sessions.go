@@ -220,10 +220,8 @@ func nextUnplayed(visits, played []string) string {
 	return ""
 }
 
-// expired reports whether a stored session expired.
-func (s *Server) expired(ss session.Session) bool {
-	return ss.RunID == "" && s.now().Sub(ss.TouchedAt) > s.opts.SessionTTL
-}
+// expired reports whether a stored session expired (domain.Session.Expired).
+func (s *Server) expired(ss session.Session) bool { return ss.Expired(s.now(), s.opts.SessionTTL) }
 
 // humanSpec is a person's sealed session of the visit the server assigns:
 // the participant's open session if there is one (a reload resumes it),

@@ -151,7 +151,7 @@ func (m *Manager) rebuild(ctx context.Context, lv *live) error {
 	if err != nil {
 		return internal("reading the session's actions", err)
 	}
-	env, frame, err := m.reset(ctx, m.engine(lv.sess.Spec), lv.sess.Visit)
+	env, frame, err := m.reset(ctx, m.engine(lv.sess.SessionSpec), lv.sess.Visit)
 	if err != nil {
 		return internal("starting the visit", err)
 	}

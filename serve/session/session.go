@@ -16,136 +16,34 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/normgym/normgym/serve/api"
+	"github.com/normgym/normgym/serve/domain"
 	"github.com/normgym/normgym/sim"
 )
 
-// Spec says which session to open: whose, on which visit, how sealed.
-type Spec struct {
-	// Kind is api.KindHuman, api.KindModel or api.KindPractice.
-	Kind string
-	// Participant owns the session: a person's pseudonym, "model:LABEL"
-	// for a submitter key, "" for practice. An owner plays a visit once.
-	Participant string
-	// Agent is the newcomer's name in the record ("human", the key's
-	// label, a practice client's name).
-	Agent string
-	Visit string
-	// Suite and SuiteVersion hold the visit ("" for none).
-	Suite, SuiteVersion string
-	Room                string
-	// Sealed: nothing derived from the visit is said before it is over.
-	Sealed bool
-	// Private: the visit is a private suite's, stepped by
-	// Options.Private and never revealed, not even when it is over.
-	Private bool
-	// Resumable: opening the owner's open session of the visit again
-	// resumes it under a new token. Only for owners whose name is a
-	// credential (a submitter key); a person's pseudonym is not, so a
-	// person's session is resumed with its token alone.
-	Resumable      bool
-	ConsentVersion string
-}
-
-// Session is a session as stored.
-type Session struct {
-	// ID names the session inside the server; it is never shown (the
-	// client knows the token only).
-	ID string
-	Spec
-	// Norm is the visit's norm id ("none" under control).
-	Norm string
-	// World, Condition (with its variant: "observe+noisy") and Family
-	// ("" under control) are the visit's, read from its id (VisitParts):
-	// the figures count sessions by them.
-	World, Condition, Family string
-	CreatedAt, TouchedAt     time.Time
-	// Actions counts the stored actions.
-	Actions int
-	// Answer is the probe answer, once given.
-	Answer     *int
-	Confidence *float64
-	// RunID is the run the session was stored as ("" until then, and
-	// always for practice).
-	RunID string
-}
-
-// Store keeps sessions durably. Every write is one statement. Methods
-// return ErrNotFound for a missing key.
-type Store interface {
-	// CreateSession stores a new session under the SHA-256 of its
-	// token; ErrExists when its owner already has a session of the visit.
-	CreateSession(ctx context.Context, s Session, tokenHash string) error
-	// SessionByToken returns the session whose token has the hash.
-	SessionByToken(ctx context.Context, tokenHash string) (Session, error)
-	// OwnerSession returns the owner's session of the visit.
-	OwnerSession(ctx context.Context, participant, visit string) (Session, error)
-	// Rekey replaces a session's token hash.
-	Rekey(ctx context.Context, id, tokenHash string) error
-	// Actions returns a session's stored actions in order.
-	Actions(ctx context.Context, id string) ([]string, error)
-	// AppendAction stores the session's action number n (0-based) and
-	// marks the session used at at; ErrConflict unless n is the number
-	// of actions stored.
-	AppendAction(ctx context.Context, id string, n int, action string, at time.Time) error
-	// SetAnswer stores the probe answer; ErrConflict if there is one.
-	SetAnswer(ctx context.Context, id string, k int, confidence *float64) error
-	// SetRun records the run the session was stored as.
-	SetRun(ctx context.Context, id, runID string) error
-	// PurgeSessions deletes practice sessions (and their actions) last
-	// used before before.
-	PurgeSessions(ctx context.Context, before time.Time) error
-}
-
-// Store errors.
-var (
-	ErrNotFound = errors.New("session: not found")
-	ErrExists   = errors.New("session: already exists")
-	ErrConflict = errors.New("session: conflict")
+// The stored session and its store are the server's domain
+// (serve/domain): the Manager adapts them. The names below are theirs.
+type (
+	// Spec is domain.SessionSpec: which session to open.
+	Spec = domain.SessionSpec
+	// Session is domain.Session: a session as stored.
+	Session = domain.Session
+	// Store is domain.SessionStore: where sessions are kept.
+	Store = domain.SessionStore
 )
 
-// Error is the package's error for clients: an api.Code (invalid,
-// not_found, gone, conflict or internal; its Status is the HTTP status
-// serve/server answers with) and a message that never names a sealed
-// visit.
-type Error struct {
-	Code    api.Code
-	Message string
-	// Actions is how many actions the session has taken, when a step's
-	// index did not match it (a conflict).
-	Actions *int
-	// Err is the internal cause (logged, never shown).
-	Err error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return "session: " + string(e.Code) + ": " + e.Message + ": " + e.Err.Error()
-	}
-	return "session: " + string(e.Code) + ": " + e.Message
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-func errf(code api.Code, format string, a ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
-}
-
-func internal(msg string, err error) *Error {
-	return &Error{Code: api.CodeInternal, Message: msg, Err: err}
-}
+// Store errors: the domain's, one of each.
+var (
+	ErrNotFound = domain.ErrNotFound
+	ErrExists   = domain.ErrExists
+	ErrConflict = domain.ErrConflict
+)
 
 // FinishFunc stores a finished session's record as a run and returns its
 // run id; verifier is the engine's kind. It is called again with the same
@@ -233,39 +131,6 @@ func (m *Manager) TTL() time.Duration { return m.opts.TTL }
 // Private reports whether the Manager can step private visits.
 func (m *Manager) Private() bool { return m.opts.Private != nil }
 
-// NewToken returns a random session token: 256 bits, "sess_…".
-func NewToken() string {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return "sess_" + base64.RawURLEncoding.EncodeToString(b)
-}
-
-// TokenHash is the SHA-256 (hex) under which a token is stored.
-func TokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
-// ValidToken reports whether s has the form of a token.
-func ValidToken(s string) bool {
-	rest, ok := strings.CutPrefix(s, "sess_")
-	if !ok || len(rest) != 43 {
-		return false
-	}
-	_, err := base64.RawURLEncoding.DecodeString(rest)
-	return err == nil
-}
-
-func newID() string {
-	b := make([]byte, 18)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// RunID is the run id a session is stored under: derived from the
-// session, so that storing it again after a crash stores nothing twice.
-func RunID(s Session) string { return "session-" + s.ID }
-
 // Open opens a session for spec and returns its state with a new token.
 // When the owner has a session of the visit already, that one is resumed
 // (its old token stops working) if it is open and spec.Resumable, and
@@ -292,7 +157,7 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (api.SessionState, error)
 		return api.SessionState{}, internal("starting the visit", err)
 	}
 	now := m.opts.Now()
-	s := Session{ID: newID(), Spec: spec, Norm: normOf(spec.Visit, id), CreatedAt: now, TouchedAt: now}
+	s := Session{ID: newID(), SessionSpec: spec, Norm: normOf(spec.Visit, id), CreatedAt: now, TouchedAt: now}
 	s.World, s.Condition, s.Family = VisitParts(spec.Visit, s.Norm)
 	token := NewToken()
 	th := TokenHash(token)
@@ -373,9 +238,8 @@ func (m *Manager) engine(spec Spec) Engine {
 	return m.opts.Engine
 }
 
-func (m *Manager) expired(s Session) bool {
-	return m.opts.Now().Sub(s.TouchedAt) > m.opts.TTL
-}
+// expired reports whether a session expired (domain.Session.Expired).
+func (m *Manager) expired(s Session) bool { return s.Expired(m.opts.Now(), m.opts.TTL) }
 
 // Get returns the state of the session of token.
 func (m *Manager) Get(ctx context.Context, token string) (api.SessionState, error) {
@@ -552,129 +416,6 @@ func (m *Manager) Trail(ctx context.Context, token string) (api.SessionTrail, er
 		out.Events = []sim.Event{}
 	}
 	return out, nil
-}
-
-func clientOf(kind string) string {
-	if kind == api.KindHuman {
-		return "human"
-	}
-	return "model"
-}
-
-func (m *Manager) hasProbe(lv *live) bool { return !lv.frame.NoProbe }
-
-func (m *Manager) stage(lv *live) string {
-	switch {
-	case !lv.frame.Over:
-		return api.StagePlay
-	case m.hasProbe(lv) && lv.sess.Answer == nil:
-		return api.StageProbe
-	}
-	return api.StageDone
-}
-
-func (m *Manager) getProbe(ctx context.Context, lv *live) (*sim.Probe, error) {
-	if lv.probe == nil {
-		p, err := lv.env.Probe(ctx)
-		if err != nil || p == nil {
-			return nil, internal("reading the probe", err)
-		}
-		lv.probe = p
-	}
-	return lv.probe, nil
-}
-
-// finishPending stores a session that is done but not stored (the
-// process stopped in between).
-func (m *Manager) finishPending(ctx context.Context, lv *live) error {
-	if m.stage(lv) != api.StageDone || lv.sess.RunID != "" || lv.sess.Kind == api.KindPractice || m.opts.Finish == nil {
-		return nil
-	}
-	return m.finish(ctx, lv)
-}
-
-// record is the session's record as it will be stored.
-func (m *Manager) record(ctx context.Context, lv *live) (sim.Record, error) {
-	rec, err := lv.env.Record(ctx, lv.sess.Agent, clientOf(lv.sess.Kind))
-	if err != nil {
-		return rec, internal("reading the record", err)
-	}
-	if rec.Probe != nil && lv.sess.Confidence != nil {
-		c := *lv.sess.Confidence
-		rec.Probe.Confidence = &c
-	}
-	rec.Suite, rec.SuiteVersion = lv.sess.Suite, lv.sess.SuiteVersion
-	return rec, nil
-}
-
-// finish stores a done session's run (not for practice).
-func (m *Manager) finish(ctx context.Context, lv *live) error {
-	if lv.sess.Kind == api.KindPractice || m.opts.Finish == nil || lv.sess.RunID != "" {
-		return nil
-	}
-	rec, err := m.record(ctx, lv)
-	if err != nil {
-		return err
-	}
-	runID, err := m.opts.Finish(ctx, lv.sess, rec, m.engine(lv.sess.Spec).Kind())
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return e
-		}
-		return internal("storing the run", err)
-	}
-	if err := m.opts.Store.SetRun(ctx, lv.sess.ID, runID); err != nil {
-		return internal("storing the run", err)
-	}
-	lv.sess.RunID = runID
-	return nil
-}
-
-// state is what the client may see of lv now.
-func (m *Manager) state(ctx context.Context, lv *live) (api.SessionState, error) {
-	s := lv.sess
-	f := lv.frame
-	st := api.SessionState{Kind: s.Kind, Sealed: s.Sealed, Suite: s.Suite, Stage: m.stage(lv), Actions: s.Actions,
-		Day: f.Day, Step: f.Step, Over: f.Over, Terminated: f.Terminated, Truncated: f.Truncated, DayOver: f.DayOver,
-		Observation: f.Observation, Text: f.Text}
-	if !s.Sealed {
-		st.Visit = s.Visit
-	}
-	if !f.Over {
-		st.Expires = s.TouchedAt.Add(m.opts.TTL).UTC().Format(time.RFC3339)
-	}
-	switch st.Stage {
-	case api.StageProbe:
-		p, err := m.getProbe(ctx, lv)
-		if err != nil {
-			return st, err
-		}
-		st.Probe = &api.Probe{Question: p.Question, Options: slices.Clone(p.Options)}
-	case api.StageDone:
-		rec, err := m.record(ctx, lv)
-		if err != nil {
-			return st, err
-		}
-		res := &api.SessionResult{Scores: rec.Scores, RunID: s.RunID}
-		if rec.Probe != nil {
-			c := rec.Probe.Correct
-			res.ProbeCorrect = &c
-		}
-		if s.RunID != "" {
-			res.Provenance = api.ProvenanceStepped
-		}
-		if !s.Private {
-			st.Visit = s.Visit
-			res.Hash = rec.Hash
-			res.Record = &rec
-		}
-		st.Result = res
-		if err := m.holdBack(ctx, s, &st); err != nil {
-			return st, err
-		}
-	}
-	return st, nil
 }
 
 // purge deletes expired practice sessions, at most once a minute.
