@@ -131,7 +131,8 @@ func readTutorial(t *testing.T, s *session) tutorialView {
 // laptop and on a 390×844 phone until its sanction prompt, and for every
 // step the prompt stays up checks that the prompt, the line under the map
 // and the map's marks are about one sanction: who said what to whom, what
-// that member had just done; on the phone the line is whole and on screen.
+// that member had just done; on the phone the line is whole and on screen;
+// nothing on the map covers a member's number.
 func TestTutorialSanction(t *testing.T) {
 	needChromium(t)
 	srv, _, _ := siteServerWith(t)
@@ -174,6 +175,9 @@ func TestTutorialSanction(t *testing.T) {
 				}
 				if !v.Whole || !v.Shown {
 					t.Errorf("step %d at %s: the line under the map is cut (%v) or not on screen (%v): %q", k, name, !v.Whole, !v.Shown, v.Status)
+				}
+				if c := coveredNumbers(t, s); len(c) > 0 {
+					t.Errorf("step %d at %s: members' numbers covered on the map: %v", k, name, c)
 				}
 				if k == 0 {
 					s.shot("lesson-tutorial-sanction-" + name)

@@ -135,4 +135,36 @@ func checkPhoneMap(t *testing.T, s *session, w int) {
 	if got.Initials == 0 {
 		t.Error("no member initials on the map")
 	}
+	if c := coveredNumbers(t, s); len(c) > 0 {
+		t.Errorf("members' numbers covered on the map: %v", c)
+	}
+}
+
+// coveredNumbers lists the members whose number on the map something
+// else drawn over it covers (a hat's letter, initials, a zone's name, a
+// tile's colour letter, a count): "3 by Y (cl)" for member 3 under a
+// tile's Y. What is drawn under the member's token covers nothing.
+func coveredNumbers(t *testing.T, s *session) []string {
+	t.Helper()
+	var out []string
+	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => {
+		const shown = e => e.getClientRects().length > 0;
+		const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+		const others = [...document.querySelectorAll(".grid .tk i, .grid .tk em, .grid .zone span, .grid .cl, .grid .st, .grid .lo")].filter(shown);
+		// The z-index of what e is drawn in: the token, the zone, the mark itself.
+		const z = e => +getComputedStyle(e.closest(".tk, .zone") || e).zIndex || 0;
+		const out = [];
+		for (const b of document.querySelectorAll(".grid .tk:not(.me) b")) {
+			if (!shown(b)) continue;
+			const r = b.getBoundingClientRect(), tk = b.closest(".tk");
+			for (const o of others) {
+				const over = o.closest(".tk") === tk || z(o) > z(tk);
+				if (over && hit(r, o.getBoundingClientRect())) out.push(b.textContent + " by " + o.textContent + " (" + o.className + ")");
+			}
+		}
+		return out;
+	})())`)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
