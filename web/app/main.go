@@ -36,6 +36,9 @@ type app struct {
 	stepping bool
 	// dropped counts the keys refused because the queue was full.
 	dropped int
+	// asking is set while a held result asks the server whether it was
+	// released (result.go).
+	asking bool
 	watch   *watchState
 	model   *modelState
 

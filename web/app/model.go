@@ -222,6 +222,9 @@ func (a *app) modelDone() {
 	// runs in the model loop's goroutine, which may wait for them.
 	_, runs := offThread(rec.Visit, "")
 	rows := append([]ui.Outcome{{Name: rec.Agent, Record: *rec}}, awaitBaselines(runs)...)
+	if a.model != s {
+		return // the page went elsewhere meanwhile
+	}
 	head := ui.OutcomeTableHTML(rows)
 	a.set("m-result", head+norm+fmtErr+ui.StoryHTML(ui.DataModel)+`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button></div>`)
 	a.stage("model-done")

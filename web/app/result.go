@@ -187,9 +187,11 @@ func (a *app) heldResult(p *ui.Play, s *ui.Sealed, keep bool) {
 // told the answer either way. It runs in its own goroutine.
 func (a *app) checkReveal(p *ui.Play, asked bool) {
 	s, ok := p.Env.(*ui.Sealed)
-	if !ok || !s.Held() {
+	if !ok || !s.Held() || a.asking {
 		return
 	}
+	a.asking = true
+	defer func() { a.asking = false }()
 	if asked {
 		a.set("reveal-status", "Asking the server…")
 	}
