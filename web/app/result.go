@@ -35,26 +35,26 @@ func offThread(visit, norm string) (rule, baselines js.Value) {
 	return h.Get("rule"), h.Get("baselines")
 }
 
-// awaitRule waits for the worker's catalog entry (nil: no rule, or the
-// worker failed).
-func awaitRule(p js.Value) *ui.Norm {
-	v, err := await(p)
-	if err != nil || v.String() == "" {
-		return nil
-	}
-	var n ui.Norm
-	if json.Unmarshal([]byte(v.String()), &n) != nil {
-		return nil
-	}
-	return &n
-}
-
-// awaitBaselines waits for the worker's baselines; a failure is one row
-// that says so.
-func awaitBaselines(p js.Value) []ui.Outcome {
+// awaitRule waits for the worker's catalog entry (nil: no rule); an
+// error says the worker could not run (a browser without module workers).
+func awaitRule(p js.Value) (*ui.Norm, error) {
 	v, err := await(p)
 	if err != nil {
-		return []ui.Outcome{{Name: "baselines", Err: "could not run: " + err.Error()}}
+		return nil, err
+	}
+	var n ui.Norm
+	if v.String() == "" || json.Unmarshal([]byte(v.String()), &n) != nil {
+		return nil, nil
+	}
+	return &n, nil
+}
+
+// awaitBaselines waits for the worker's baselines; a failure to run them
+// is one row that says so, with the error.
+func awaitBaselines(p js.Value) ([]ui.Outcome, error) {
+	v, err := await(p)
+	if err != nil {
+		return []ui.Outcome{{Name: "baselines", Err: "could not run: " + err.Error()}}, err
 	}
 	var rows []struct {
 		Name   string    `json:"name"`
@@ -62,13 +62,13 @@ func awaitBaselines(p js.Value) []ui.Outcome {
 		Err    string    `json:"err"`
 	}
 	if err := json.Unmarshal([]byte(v.String()), &rows); err != nil {
-		return []ui.Outcome{{Name: "baselines", Err: "unreadable: " + err.Error()}}
+		return []ui.Outcome{{Name: "baselines", Err: "unreadable: " + err.Error()}}, nil
 	}
 	out := make([]ui.Outcome, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, ui.Outcome{Name: r.Name, Record: r.Record, Err: r.Err})
 	}
-	return out
+	return out, nil
 }
 
 // showResult draws the result screen of p (the rule norm, nil for none)
@@ -91,7 +91,11 @@ func (a *app) showResult(p *ui.Play, norm *ui.Norm, baselines js.Value, keep boo
 		// In a task of its own: the screen is drawn first.
 		time.Sleep(time.Millisecond)
 		a.publish(p.Record)
-		others := awaitBaselines(baselines)
+		others, err := awaitBaselines(baselines)
+		if err != nil && a.client != nil {
+			// No worker in this browser: the page's own sim, as before.
+			others = a.client.Baselines(rec.Visit, a.info.Agents)
+		}
 		if a.play == p && p.Stage == ui.StageResult {
 			a.set("baselines", ui.BaselinesHTML(rec, others))
 			a.data("baselines", "done")
@@ -155,7 +159,11 @@ func (a *app) sealedResult(p *ui.Play, keep bool) {
 	}
 	rule, runs := offThread(p.Record.Visit, p.Record.Norm)
 	go func() {
-		norm := awaitRule(rule)
+		norm, err := awaitRule(rule)
+		if err != nil && a.startSim() == nil {
+			// No worker in this browser: the page runs the sim itself.
+			norm = ui.FindNorm(a.catalog(), p.Record.Norm)
+		}
 		if a.play == p && p.Stage == ui.StageResult {
 			a.showResult(p, norm, runs, keep)
 		}

@@ -64,7 +64,13 @@ function offThread(visit, norm) {
   const rule = new Promise((ok, no) => { ruleDone = ok; ruleFail = no; });
   const baselines = new Promise((ok, no) => { runsDone = ok; runsFail = no; });
   const failed = (err) => { ruleFail(err); runsFail(err); };
-  const w = new Worker(WORKER, { type: "module" });
+  let w;
+  try {
+    w = new Worker(WORKER, { type: "module" });
+  } catch (err) {
+    failed(err); // no module workers here: the app runs the sim itself
+    return { rule, baselines };
+  }
   w.onmessage = (e) => {
     const d = e.data;
     if (d.error !== undefined) { failed(new Error(d.error)); w.terminate(); return; }
