@@ -91,11 +91,7 @@ func (a *app) showResult(p *ui.Play, norm *ui.Norm, baselines js.Value, keep boo
 		// In a task of its own: the screen is drawn first.
 		time.Sleep(time.Millisecond)
 		a.publish(p.Record)
-		others, err := awaitBaselines(baselines)
-		if err != nil && a.client != nil {
-			// No worker in this browser: the page's own sim, as before.
-			others = a.client.Baselines(rec.Visit, a.info.Agents)
-		}
+		others, _ := awaitBaselines(baselines) // an error is a row that says so
 		if a.play == p && p.Stage == ui.StageResult {
 			a.set("baselines", ui.BaselinesHTML(rec, others))
 			a.data("baselines", "done")
