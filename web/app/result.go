@@ -77,6 +77,7 @@ func awaitBaselines(p js.Value) ([]ui.Outcome, error) {
 // earlier result); otherwise the heading takes it, as on a new screen.
 func (a *app) showResult(p *ui.Play, norm *ui.Norm, baselines js.Value, keep bool) {
 	rec := *p.Record
+	a.publish(p.Record) // before the screen says "result": tests read it then
 	h := ui.ResultHTML(rec, norm, p.Probe, nil, a.story())
 	if a.site != nil && p.Visit.Assigned && a.site.submit != "" {
 		// Under the heading, where it is seen first.
@@ -88,9 +89,6 @@ func (a *app) showResult(p *ui.Play, norm *ui.Norm, baselines js.Value, keep boo
 	a.stage("result")
 	perfMark("normgym-result")
 	go func() {
-		// In a task of its own: the screen is drawn first.
-		time.Sleep(time.Millisecond)
-		a.publish(p.Record)
 		others, _ := awaitBaselines(baselines) // an error is a row that says so
 		if a.play == p && p.Stage == ui.StageResult {
 			a.set("baselines", ui.BaselinesHTML(rec, others))
