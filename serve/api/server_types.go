@@ -119,7 +119,22 @@ type LeaderboardEntry struct {
 	// any: every one opened counts, and an abandoned one is a visit
 	// without success (Visits, Joint and Task include them).
 	Sessions *SessionCounts `json:"sessions,omitempty"`
+	// Coverage says how much of the suite the row played, when the store
+	// counts it.
+	Coverage *SuiteCoverage `json:"coverage,omitempty"`
 	report.Summary
+}
+
+// SuiteCoverage is how much of a suite a leaderboard row played: its
+// visits (finished runs and abandoned sealed sessions) beside the suite's,
+// and the suite's cells (norm × condition, with its variant) its runs
+// hold beside all of them. A row of a few visits, or of a few cells, says
+// little about the suite however high its joint success.
+type SuiteCoverage struct {
+	Visits      int `json:"visits"`
+	SuiteVisits int `json:"suite_visits"`
+	Cells       int `json:"cells"`
+	SuiteCells  int `json:"suite_cells"`
 }
 
 // SessionCounts are a row's sealed sessions: opened, finished (stored as

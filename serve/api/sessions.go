@@ -56,7 +56,9 @@ type SessionRequest struct {
 	Room           string `json:"room,omitempty"`
 	Visit          string `json:"visit,omitempty"`
 	Suite          string `json:"suite,omitempty"`
-	// Seed picks the visit of Suite at that index (modulo its size).
+	// Seed picks the visit of Suite at that index (modulo its size) of the
+	// suite's stratified order (sim.Stratified, seed 0's), as OpenEnv's
+	// reset reads a seed: seeds 0, 1, 2… go through every norm first.
 	Seed *int `json:"seed,omitempty"`
 	// Agent names a practice client for its own records (never stored).
 	Agent string `json:"agent,omitempty"`

@@ -30,11 +30,19 @@ const evalAbout = "Runs a language model as the newcomer over a suite, one chat 
 	"Records (one per finished visit, in the format of normgym run) go to --out as each visit finishes.\n" +
 	"Re-running with the same --out skips the visits already there and runs the rest; with the request\n" +
 	"cache on, re-asked requests cost nothing. A results file holds one run's settings: resuming under\n" +
-	"another prompt, prompt version, sim, sampling or history budget is refused."
+	"another prompt, prompt version, sim, sampling or history budget is refused. Each record's transcript (every\n" +
+	"reply as returned, with the provider's reasoning, usage, latency and retries) goes to the transcripts file\n" +
+	"beside --out (out/MODEL.transcripts.jsonl).\n\n" +
+	"--server URL plays on a NormGym server instead, through its OpenEnv WebSocket sessions: the server steps\n" +
+	"the sim and the model is sent only what the server renders. With a submitter key (--key-env names the\n" +
+	"variable that holds it) each visit is the key's next sealed visit of --suite, assigned by the server in the\n" +
+	"suite's stratified order under a secret seed and stored there under the key's label; --sample N or --limit N\n" +
+	"say how many (default: the whole suite), one at a time. Without a key the chosen visits are practice."
 
 // evalFlags are eval's flags.
 type evalFlags struct {
 	model, baseURL, keyEnv, variant, out, submit, cacheDir *string
+	server, serverKeyEnv                                   *string
 	sel                                                    *visitFlags
 	parallel, maxTokens, retries, budget, replyTokens      *int
 	temperature, priceIn, priceCached, priceOut            *float64
@@ -46,29 +54,31 @@ type evalFlags struct {
 func addEvalFlags(e *env) (*evalFlags, *flag.FlagSet) {
 	fs := e.flags("eval", "--model NAME --base-url URL --suite S [flags]", evalAbout)
 	return &evalFlags{
-		model:       fs.String("model", "", "model name sent to the endpoint; also the records' agent name (required)"),
-		baseURL:     fs.String("base-url", "", "endpoint base URL, e.g. http://localhost:8000/v1 or https://api.openai.com/v1 (required)"),
-		keyEnv:      fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (unset or empty: no key is sent)"),
-		sel:         addVisitFlags(fs, "mini", "run"),
-		variant:     fs.String("prompt", string(prompt.Plain), "prompt variant: plain, norm-aware or reflect"),
-		parallel:    fs.Int("parallel", 8, "visits run at once"),
-		out:         fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from; its folder is created\n(default out/MODEL.jsonl, the model's name with '_' for characters such as '/')"),
-		asJSON:      fs.Bool("json", false, "print the summary (or the --dry-run estimate) as JSON"),
-		submit:      fs.String("submit", "", "after the run, submit the records to the NormGym server at this URL"),
-		native:      fs.Bool("native", false, "run the native Go core instead of sim.wasm"),
-		maxTokens:   fs.Int("max-tokens", 1024, "max_tokens per reply (0: not sent)"),
-		temperature: fs.Float64("temperature", 0, "sampling temperature (negative: not sent, the endpoint's default)"),
-		timeout:     fs.Duration("timeout", 2*time.Minute, "time limit of each HTTP request"),
-		retries:     fs.Int("retries", 6, "retries of a request after 429, 5xx, network errors, timeouts or malformed answers"),
-		backoff:     fs.Duration("backoff", time.Second, "first retry delay; doubles each retry (max 60s), with jitter; Retry-After overrides it"),
-		cacheDir:    fs.String("cache", "", "request cache directory (default: <user cache dir>/normgym/llm; \"off\" disables it)"),
-		budget:      fs.Int("context-budget", prompt.DefaultBudget, "safety cap on the characters of message content per request: beyond it the oldest steps are\ncollapsed into a summary that keeps every sanction (0: no cap; no standard visit reaches the default)"),
-		fullReplies: fs.Bool("full-replies", false, "keep the model's earlier replies whole (default: cut to their ACTION line)"),
-		dryRun:      fs.Bool("dry-run", false, "send nothing: print the expected requests and tokens of this run and exit"),
-		replyTokens: fs.Int("reply-tokens", 150, "with --dry-run: completion tokens assumed per reply"),
-		priceIn:     fs.Float64("price-input", 0, "with --dry-run: USD per million prompt tokens (0: no cost printed)"),
-		priceCached: fs.Float64("price-cached", 0, "with --dry-run: USD per million cached prompt tokens"),
-		priceOut:    fs.Float64("price-output", 0, "with --dry-run: USD per million completion tokens"),
+		model:        fs.String("model", "", "model name sent to the endpoint; also the records' agent name (required)"),
+		baseURL:      fs.String("base-url", "", "endpoint base URL, e.g. http://localhost:8000/v1 or https://api.openai.com/v1 (required)"),
+		keyEnv:       fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (unset or empty: no key is sent)"),
+		sel:          addVisitFlags(fs, "mini", "run"),
+		variant:      fs.String("prompt", string(prompt.Plain), "prompt variant: plain, norm-aware or reflect"),
+		parallel:     fs.Int("parallel", 8, "visits run at once"),
+		out:          fs.String("out", "", "JSON Lines file of records: appended to as visits finish, and resumed from; its folder is created\n(default out/MODEL.jsonl, the model's name with '_' for characters such as '/')"),
+		asJSON:       fs.Bool("json", false, "print the summary (or the --dry-run estimate) as JSON"),
+		submit:       fs.String("submit", "", "after the run, submit the records to the NormGym server at this URL"),
+		server:       fs.String("server", "", "play on the NormGym server at this URL (its OpenEnv /ws sessions) instead of the local sim"),
+		serverKeyEnv: fs.String("key-env", "", "with --server: environment variable holding a submitter key (ngk_…): the key's sealed visits of\n--suite, stored under its label (unset: practice on the chosen visits, nothing stored)"),
+		native:       fs.Bool("native", false, "run the native Go core instead of sim.wasm"),
+		maxTokens:    fs.Int("max-tokens", 1024, "max_tokens per reply (0: not sent)"),
+		temperature:  fs.Float64("temperature", 0, "sampling temperature (negative: not sent, the endpoint's default)"),
+		timeout:      fs.Duration("timeout", 2*time.Minute, "time limit of each HTTP request"),
+		retries:      fs.Int("retries", 6, "retries of a request after 429, 5xx, network errors, timeouts or malformed answers"),
+		backoff:      fs.Duration("backoff", time.Second, "first retry delay; doubles each retry (max 60s), with jitter; Retry-After overrides it"),
+		cacheDir:     fs.String("cache", "", "request cache directory (default: <user cache dir>/normgym/llm; \"off\" disables it)"),
+		budget:       fs.Int("context-budget", prompt.DefaultBudget, "safety cap on the characters of message content per request: beyond it the oldest steps are\ncollapsed into a summary that keeps every sanction (0: no cap; no standard visit reaches the default)"),
+		fullReplies:  fs.Bool("full-replies", false, "keep the model's earlier replies whole (default: cut to their ACTION line)"),
+		dryRun:       fs.Bool("dry-run", false, "send nothing: print the expected requests and tokens of this run and exit"),
+		replyTokens:  fs.Int("reply-tokens", 150, "with --dry-run: completion tokens assumed per reply"),
+		priceIn:      fs.Float64("price-input", 0, "with --dry-run: USD per million prompt tokens (0: no cost printed)"),
+		priceCached:  fs.Float64("price-cached", 0, "with --dry-run: USD per million cached prompt tokens"),
+		priceOut:     fs.Float64("price-output", 0, "with --dry-run: USD per million completion tokens"),
 	}, fs
 }
 
@@ -89,6 +99,10 @@ func (f *evalFlags) check(pos []string) error {
 		return usageError("--context-budget, --max-tokens and --retries must not be negative, --timeout must be positive")
 	case *f.replyTokens < 0 || *f.priceIn < 0 || *f.priceCached < 0 || *f.priceOut < 0:
 		return usageError("--reply-tokens and the prices must not be negative")
+	case *f.server == "" && *f.serverKeyEnv != "":
+		return usageError("--key-env names a submitter key for --server: give --server too")
+	case *f.server != "" && (*f.submit != "" || *f.native || *f.dryRun):
+		return usageError("--server plays on the server, which stores a key's runs itself: --submit, --native and --dry-run do not apply")
 	}
 	return nil
 }
@@ -102,7 +116,9 @@ type evalRun struct {
 	settings harness.Settings
 	recs     []sim.Record // the model's records, those resumed first
 	prior    int          // how many of recs came from the file
-	todo     []string     // the visits still to run
+	todo     []string     // the visits still to run ("": a server's sealed visit)
+	// sealed: a key's sealed visits on a server, which assigns them.
+	sealed bool
 }
 
 func cmdEval(e *env) error {
@@ -113,6 +129,9 @@ func cmdEval(e *env) error {
 	}
 	if err := f.check(pos); err != nil {
 		return err
+	}
+	if *f.server != "" {
+		return f.playRemote(e, fs)
 	}
 	run, err := f.plan(e)
 	if err != nil {
@@ -269,30 +288,25 @@ func (r *evalRun) client(e *env) (*llm.Client, error) {
 }
 
 // runVisits plays the visits still to run with h, appending each record to
-// --out as it finishes.
+// --out as it finishes, its transcript first to the transcripts file
+// beside it.
 func (r *evalRun) runVisits(e *env, h *harness.Harness) error {
-	var outF *os.File
-	if out := *r.f.out; out != "" {
-		var err error
-		if outF, err = appendOut(out); err != nil {
-			return err
-		}
-		defer outF.Close()
+	sink, err := openEvalSink(*r.f.out)
+	if err != nil {
+		return err
 	}
+	defer sink.close()
 	if r.prior > 0 {
-		fmt.Fprintf(e.stderr, "normgym: %d of %d visits already in %s; running the other %d\n", r.prior, len(r.visits), *r.f.out, len(r.todo))
+		fmt.Fprintf(e.stderr, "normgym: %d of %s visits already in %s; running the other %s\n", r.prior, r.count(len(r.visits)), *r.f.out, r.count(len(r.todo)))
 	}
 	var mu sync.Mutex
 	prog := newProgress(e.stderr, len(r.todo))
-	n, err := h.Visits(e.ctx, r.todo, *r.f.parallel, func(rec sim.Record) error {
+	n, err := h.Visits(e.ctx, r.todo, *r.f.parallel, func(p harness.Played) error {
 		mu.Lock()
 		defer mu.Unlock()
-		r.recs = append(r.recs, rec)
-		prog.add(rec.Scores.Joint)
-		if outF == nil {
-			return nil
-		}
-		return writeRecord(outF, rec) // one write per line: a kill leaves at most a torn last line
+		r.recs = append(r.recs, p.Record)
+		prog.add(p.Record.Scores.Joint)
+		return sink.write(p)
 	})
 	prog.finish()
 	if err == nil {
@@ -321,8 +335,12 @@ func (r *evalRun) summary(e *env, endpoint, simSHA string) error {
 	if *r.f.asJSON {
 		return writeJSON(e.stdout, sum)
 	}
+	sel := r.f.sel.describe(r.suite, r.visits)
+	if r.sealed {
+		sel = fmt.Sprintf("%d sealed visits of %s asked for, assigned and stored by %s", len(r.recs), r.count(len(r.visits)), *r.f.server)
+	}
 	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s · model %s at %s · prompt %s\n\n",
-		r.suite.Name, r.suite.Version, describeSelection(r.suite, len(r.visits)), short(simSHA), *r.f.model, endpoint, r.settings.Variant)
+		r.suite.Name, r.suite.Version, sel, short(simSHA), *r.f.model, endpoint, r.settings.Variant)
 	if err := report.Table(e.stdout, []report.Summary{sum.Summary}); err != nil {
 		return err
 	}

@@ -49,6 +49,9 @@ type fakeLLM struct {
 	// cachedShare, if positive, is the share of prompt tokens reported
 	// as cached (usage.prompt_tokens_details.cached_tokens).
 	cachedShare float64
+	// reasoning, if not empty, is sent as every answer's
+	// message.reasoning_content.
+	reasoning string
 	// light skips checking and decoding requests (for benchmarks: the
 	// endpoint's own cost is not the harness's) and replies with actions
 	// in rotation.
@@ -151,6 +154,10 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.answers.Add(1)
 	promptTokens := prompt.Chars(req.Messages) / 4
+	if f.reasoning != "" {
+		writeCompletionReasoning(w, content, f.reasoning, promptTokens)
+		return
+	}
 	if f.cachedShare > 0 {
 		writeCompletionCached(w, content, promptTokens, int(f.cachedShare*float64(promptTokens)))
 		return
@@ -185,6 +192,18 @@ func writeCompletion(w http.ResponseWriter, content string, promptTokens int) {
 		"id": "chatcmpl-test", "object": "chat.completion", "model": "fake",
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]int{"prompt_tokens": promptTokens, "completion_tokens": 7, "total_tokens": promptTokens + 7},
+	})
+}
+
+// writeCompletionReasoning answers with the model's reasoning beside the
+// content, as DeepSeek's and vLLM's endpoints send it.
+func writeCompletionReasoning(w http.ResponseWriter, content, reasoning string, promptTokens int) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "model": "fake",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content, "reasoning_content": reasoning}}},
 		"usage": map[string]int{"prompt_tokens": promptTokens, "completion_tokens": 7, "total_tokens": promptTokens + 7},
 	})
 }
@@ -1086,7 +1105,7 @@ func benchThroughput(b *testing.B, native bool, parallel int, latency, window ti
 			time.Sleep(span)
 			measured <- float64(f.answers.Load()-n0) / span.Seconds()
 		}()
-		h.Visits(ctx, suite.Visits[:parallel], parallel, func(sim.Record) error { return nil })
+		h.Visits(ctx, suite.Visits[:parallel], parallel, func(harness.Played) error { return nil })
 		cancel()
 		rate = <-measured
 	}

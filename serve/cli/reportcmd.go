@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/serve/harness"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/report"
 )
@@ -24,6 +25,7 @@ func cmdReport(e *env) error {
 	outDir := fs.String("out", "", "write the whole report here: report.md, report.html, tables.csv and the SVGs")
 	agentList := fs.String("agents", "", "series to draw, by agent name or label, comma-separated, or all (default: all but the rituals)")
 	compare := fs.Bool("compare", false, "compare two series pairwise over the visits both played")
+	viewer := fs.String("viewer", "http://127.0.0.1:8080/viewer.html", "with --out: the transcript viewer the report links each visit to, when a results file has\nits transcripts file beside it (normgym serve's /viewer.html, or the static site's; \"\": no links)")
 	files, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -42,6 +44,12 @@ func cmdReport(e *env) error {
 		return fmt.Errorf("no records in %v", files)
 	}
 	opts := report.Options{Catalog: norms.Default(), Rituals: agents.RitualNames(), Agents: splitList(*agentList)}
+	if *outDir != "" && *viewer != "" {
+		opts.Viewer = *viewer
+		if opts.Transcripts, err = transcriptIDs(files); err != nil {
+			return err
+		}
+	}
 	if *compare {
 		return reportCompare(e, runs, opts, *format)
 	}
@@ -69,6 +77,22 @@ func cmdReport(e *env) error {
 		return writeJSON(e.stdout, sums)
 	}
 	return report.Markdown(e.stdout, sums)
+}
+
+// transcriptIDs reads the transcripts files beside the inputs (eval's
+// harness.TranscriptPath) and returns the run ids they hold.
+func transcriptIDs(files []string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	for _, f := range files {
+		trs, err := harness.LoadTranscripts(harness.TranscriptPath(f))
+		if err != nil {
+			return nil, err
+		}
+		for id := range trs {
+			ids[id] = true
+		}
+	}
+	return ids, nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

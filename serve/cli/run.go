@@ -67,7 +67,7 @@ func cmdRun(e *env) error {
 		}
 		return writeJSON(e.stdout, sums)
 	}
-	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s\n\n", suite.Name, suite.Version, describeSelection(suite, len(visits)), short(eng.SHA256()))
+	fmt.Fprintf(e.stdout, "suite %s@%s · %s · sim %s\n\n", suite.Name, suite.Version, sel.describe(suite, visits), short(eng.SHA256()))
 	return report.Table(e.stdout, sums)
 }
 

@@ -13,17 +13,24 @@ import (
 )
 
 // visitFlags choose the visits a command runs: a suite, narrowed to the
-// ids a file lists and by a filter, then cut to the first N. run, eval and
-// demos share them.
+// ids a file lists and by a filter, then cut to the first N or drawn N at
+// random, stratified over norm × condition × world (sim.Sample). run, eval
+// and demos share them, so one --sample and --seed choose the same visits
+// for each.
 type visitFlags struct {
 	suite, file, filter *string
-	limit               *int
+	limit, sample       *int
+	seed                *uint64
 }
 
-// addVisitFlags registers --suite, --visits, --filter and --limit on fs;
-// verb says what the command does with a visit ("run", "write").
+// addVisitFlags registers --suite, --visits, --filter, --limit, --sample
+// and --seed on fs; verb says what the command does with a visit ("run",
+// "write").
 func addVisitFlags(fs *flag.FlagSet, defaultSuite, verb string) *visitFlags {
 	return &visitFlags{
+		sample: fs.Int("sample", 0, verb+" N visits of the chosen ones drawn at random, stratified over norm × condition (and world):\n"+
+			"every norm once before any twice, each norm's conditions and the worlds as even as they can be (0: all)"),
+		seed:  fs.Uint64("seed", 0, "with --sample: the draw's seed; the same --sample and --seed give the same visits in run, eval and demos"),
 		suite: fs.String("suite", defaultSuite, "suite whose visits to "+verb+" (see normgym suites)"),
 		file: fs.String("visits", "", "file of visit ids, one a line ('#' comments): "+verb+
 			" only these (in the file's order; they must belong to --suite)"),
@@ -61,6 +68,17 @@ func (v *visitFlags) resolve() (sim.Suite, []string, error) {
 	}
 	if *v.limit < 0 {
 		return sim.Suite{}, nil, usageError("--limit must not be negative")
+	}
+	switch {
+	case *v.sample < 0:
+		return sim.Suite{}, nil, usageError("--sample must not be negative")
+	case *v.sample > 0 && *v.limit > 0:
+		return sim.Suite{}, nil, usageError("give --sample (a stratified draw) or --limit (the first N), not both")
+	case *v.seed != 0 && *v.sample == 0:
+		return sim.Suite{}, nil, usageError("--seed is the seed of --sample's draw: give --sample N too")
+	}
+	if *v.sample > 0 {
+		visits = sim.Sample(visits, *v.sample, *v.seed)
 	}
 	if *v.limit > 0 && *v.limit < len(visits) {
 		visits = visits[:*v.limit]
@@ -161,7 +179,18 @@ func parseVisitFilter(s string) (func(string) bool, error) {
 	}, nil
 }
 
-// describeSelection says which visits were chosen, for the summary line.
+// describe says which visits were chosen, for the summary line: how many
+// of the suite's, and for a sample how it was drawn and what it holds.
+func (v *visitFlags) describe(suite sim.Suite, visits []string) string {
+	if *v.sample > 0 {
+		c := sim.Compose(visits)
+		return fmt.Sprintf("%d of %d visits drawn stratified by norm × condition × world (--sample %d --seed %d): %s",
+			len(visits), len(suite.Visits), *v.sample, *v.seed, strings.TrimPrefix(c.String(), fmt.Sprintf("%d visits: ", c.Visits)))
+	}
+	return describeSelection(suite, len(visits))
+}
+
+// describeSelection says how many of the suite's visits were chosen.
 func describeSelection(suite sim.Suite, n int) string {
 	if n == len(suite.Visits) {
 		return fmt.Sprintf("%d visits", n)

@@ -58,6 +58,19 @@ func TestVisitFlags(t *testing.T) {
 		{name: "a visit of another suite", args: []string{"--visits", file("other", "orchard/place.color=red/observe/s1\n")}, wantErr: "is not a visit of suite mini"},
 		{name: "twice", args: []string{"--visits", file("twice", mini.Visits[1]+"\n"+mini.Visits[1]+"\n")}, wantErr: "listed twice"},
 		{name: "negative limit", args: []string{"--limit", "-1"}, wantErr: "--limit"},
+		{name: "a stratified sample", args: []string{"--sample", "20", "--seed", "3"},
+			want: func(v []string) bool { return slices.Equal(v, sim.Sample(mini.Visits, 20, 3)) }},
+		{name: "a sample of the filtered", args: []string{"--filter", "condition=observe", "--sample", "5", "--seed", "2"}, want: func(v []string) bool {
+			for _, id := range v {
+				if !strings.Contains(id, "/observe/") {
+					return false
+				}
+			}
+			return len(v) == 5 && len(sim.Compose(v).Norms) == 5
+		}},
+		{name: "sample and limit", args: []string{"--sample", "5", "--limit", "3"}, wantErr: "not both"},
+		{name: "seed alone", args: []string{"--seed", "5"}, wantErr: "--sample"},
+		{name: "negative sample", args: []string{"--sample", "-2"}, wantErr: "--sample"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

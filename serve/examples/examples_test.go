@@ -67,12 +67,14 @@ func testServer(t *testing.T) (*httptest.Server, *store.Store, string) {
 
 // pythonOut is what normgym_client.py prints.
 type pythonOut struct {
-	Visit     string   `json:"visit"`
-	Actions   []string `json:"actions"`
-	Hash      string   `json:"hash"`
-	Reward    *float64 `json:"reward"`
-	RunID     string   `json:"run_id"`
-	StepCount int      `json:"step_count"`
+	Visit        string   `json:"visit"`
+	Actions      []string `json:"actions"`
+	Hash         string   `json:"hash"`
+	Reward       *float64 `json:"reward"`
+	RunID        string   `json:"run_id"`
+	StepCount    int      `json:"step_count"`
+	EpisodeID    string   `json:"episode_id"`
+	ProbeCorrect *bool    `json:"probe_correct"`
 }
 
 // nativeHash is the trajectory hash of actions on visit, stepped natively.
@@ -134,9 +136,10 @@ func TestPythonClient(t *testing.T) {
 		args  []string
 		keyed bool
 	}{
-		{"websocket", mini.Visits[1], nil, false},
-		{"http", mini.Visits[2], []string{"--http"}, false},
-		{"websocket with a key", "", []string{"--key", key, "--suite", "mini"}, true},
+		{"websocket", mini.Visits[1], []string{"--episode", "py-ws"}, false},
+		{"http", mini.Visits[2], []string{"--http", "--episode", "py-http"}, false},
+		{"websocket, a seed's draw", "", []string{"--suite", "mini", "--seed", "4", "--episode", "py-seed"}, false},
+		{"websocket with a key", "", []string{"--key", key, "--suite", "mini", "--episode", "py-key"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			trace := filepath.Join(t.TempDir(), "observations.jsonl")
@@ -157,10 +160,19 @@ func TestPythonClient(t *testing.T) {
 				t.Fatalf("the client printed %q: %v", b, err)
 			}
 			want := tc.visit
+			if want == "" && !tc.keyed {
+				want = sim.Stratified(mini.Visits, 0)[4]
+			}
+			control := strings.Contains(out.Visit, "/"+sim.Control+"/") // a control visit has no probe
+			if ep := tc.args[len(tc.args)-1]; out.EpisodeID != ep || (out.ProbeCorrect == nil) != control {
+				t.Errorf("episode_id %q probe_correct %v, want %q and the probe's correctness unless control", out.EpisodeID, out.ProbeCorrect, ep)
+			}
 			if tc.keyed {
-				// The key's sealed visit: mini's first cell under a secret seed.
-				if !session.SealedVisit(out.Visit) || session.Cell(out.Visit) != session.Cell(mini.Visits[0]) {
-					t.Fatalf("the key's visit %s: want the cell of %s under a sealed seed", out.Visit, mini.Visits[0])
+				// The key's sealed visit: the first cell of mini's stratified
+				// order under a secret seed.
+				first := sim.Stratified(mini.Visits, 0)[0]
+				if !session.SealedVisit(out.Visit) || session.Cell(out.Visit) != session.Cell(first) {
+					t.Fatalf("the key's visit %s: want the cell of %s under a sealed seed", out.Visit, first)
 				}
 				want = out.Visit
 			}
@@ -198,7 +210,12 @@ func noVisitBeforeTheEnd(t *testing.T, trace, visit string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets := []string{visit, "/" + id.Condition + "/", `"` + id.Condition + `"`}
+	secrets := []string{visit, "/" + id.Condition + "/"}
+	if id.Condition != sim.Told {
+		// A told visit's observation states its rule, by design, in its
+		// field "told": the condition is no secret there.
+		secrets = append(secrets, `"`+id.Condition+`"`)
+	}
 	statement := ""
 	if n, err := norms.Default().Lookup(id.Norm); err == nil {
 		secrets = append(secrets, n.ID, n.Rule.String())
@@ -226,14 +243,38 @@ func noVisitBeforeTheEnd(t *testing.T, trace, visit string) {
 	}
 }
 
-// TestGoClient plays a visit with the Go example (go run) with a key.
+// goOut is what the Go example prints.
+type goOut struct {
+	Health       string   `json:"health"`
+	Name         string   `json:"name"`
+	ActionSchema string   `json:"action_schema"`
+	FreshState   goState  `json:"fresh_state"`
+	Visit        string   `json:"visit"`
+	Actions      []string `json:"actions"`
+	Hash         string   `json:"hash"`
+	Reward       *float64 `json:"reward"`
+	ProbeCorrect *bool    `json:"probe_correct"`
+	RunID        string   `json:"run_id"`
+	State        goState  `json:"state"`
+}
+
+type goState struct {
+	EpisodeID *string `json:"episode_id"`
+	StepCount int     `json:"step_count"`
+}
+
+// TestGoClient plays visits with the Go example, an OpenEnv client
+// written from OpenEnv's own types (types.py) that decodes every answer
+// as strictly as they do: /health, /metadata, /schema and a fresh /state
+// over HTTP, then reset with seed and episode_id, steps, state and close
+// over /ws. A practice visit drawn by seed is the suite's stratified
+// draw; a key's visit is its sealed one, stored and replayable.
 func TestGoClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the example")
 	}
 	hs, st, key := testServer(t)
 	mini, _ := sim.LookupSuite("mini")
-	visit := mini.Visits[0]
 	bin := filepath.Join(t.TempDir(), "normgym-client")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
@@ -241,24 +282,55 @@ func TestGoClient(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "./go/normgym-client").CombinedOutput(); err != nil {
 		t.Fatalf("building the Go example: %v\n%s", err, out)
 	}
-	b, err := exec.Command(bin, "-server", hs.URL, "-suite", "mini", "-key", key).Output()
-	if err != nil {
-		t.Fatalf("the Go example: %v", err)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		visit string
+		keyed bool
+	}{
+		{"practice, seed 3", []string{"-seed", "3", "-episode", "ep-three"}, sim.Stratified(mini.Visits, 0)[3], false},
+		{"a key's sealed visit", []string{"-key", key, "-episode", "ep-key"}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := exec.Command(bin, append([]string{"-server", hs.URL, "-suite", "mini"}, tc.args...)...)
+			cmd.Stderr = &stderr
+			b, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("the Go example: %v\n%s", err, stderr.String())
+			}
+			var out goOut
+			if err := json.Unmarshal(b, &out); err != nil {
+				t.Fatalf("the Go example printed %s: %v", b, err)
+			}
+			if out.Health != "healthy" || out.Name != "NormGym" || out.ActionSchema != "NormGymAction" ||
+				out.FreshState.EpisodeID != nil || out.FreshState.StepCount != 0 {
+				t.Errorf("the HTTP routes: %+v", out)
+			}
+			ep := tc.args[len(tc.args)-1]
+			control := strings.Contains(out.Visit, "/"+sim.Control+"/") // a control visit has no probe
+			if out.State.EpisodeID == nil || *out.State.EpisodeID != ep || out.State.StepCount != len(out.Actions) || out.Reward == nil || (out.ProbeCorrect == nil) != control {
+				t.Fatalf("the visit: %+v", out)
+			}
+			visit := tc.visit
+			if tc.keyed {
+				// The key's sealed visit: mini's first cell in the server's order, under a secret seed.
+				if !session.SealedVisit(out.Visit) {
+					t.Fatalf("the key's visit %s: want a sealed seed", out.Visit)
+				}
+				visit = out.Visit
+			}
+			if out.Visit != visit {
+				t.Fatalf("visit %s, want %s", out.Visit, visit)
+			}
+			if got, want := out.Hash, nativeHash(t, visit, out.Actions); got != want {
+				t.Errorf("hash %s, want %s", got, want)
+			}
+			if tc.keyed {
+				replayRun(t, st, out.RunID)
+			} else if out.RunID != "" {
+				t.Errorf("a practice visit stored run %s", out.RunID)
+			}
+		})
 	}
-	var out struct {
-		Actions []string           `json:"actions"`
-		Result  *api.SessionResult `json:"result"`
-	}
-	if err := json.Unmarshal(b, &out); err != nil || out.Result == nil || out.Result.Record == nil {
-		t.Fatalf("the Go example printed %s: %v", b, err)
-	}
-	// The key's sealed visit: mini's first cell under a secret seed.
-	if v := out.Result.Record.Visit; !session.SealedVisit(v) || session.Cell(v) != session.Cell(visit) {
-		t.Fatalf("the key's visit %s: want the cell of %s under a sealed seed", v, visit)
-	}
-	visit = out.Result.Record.Visit
-	if got, want := out.Result.Hash, nativeHash(t, visit, out.Actions); got != want {
-		t.Errorf("hash %s, want %s", got, want)
-	}
-	replayRun(t, st, out.Result.RunID)
 }

@@ -36,10 +36,11 @@ func TestVisits(t *testing.T) {
 		NewEnv: func() sim.Env { return &sim.Native{SimSHA256: "native"} }}
 	var mu sync.Mutex
 	var recs []sim.Record
-	n, err := h.Visits(context.Background(), suite.Visits[:3], 2, func(r sim.Record) error {
+	var trs []prompt.Transcript
+	n, err := h.Visits(context.Background(), suite.Visits[:3], 2, func(p harness.Played) error {
 		mu.Lock()
 		defer mu.Unlock()
-		recs = append(recs, r)
+		recs, trs = append(recs, p.Record), append(trs, p.Transcript)
 		return nil
 	})
 	if err != nil || n != 3 || len(recs) != 3 {
@@ -52,6 +53,12 @@ func TestVisits(t *testing.T) {
 			t.Errorf("record %s: agent %q client %q suite %q extra %+v", r.Visit, r.Agent, r.Client, r.Suite, x)
 		}
 		ids[x.RunID] = true
+	}
+	for i, tr := range trs {
+		x, _ := prompt.ReadExtra(recs[i].Extra)
+		if tr.RunID != x.RunID || tr.Visit != recs[i].Visit || tr.Agent != "m" || len(tr.Steps) != len(x.StepLog) {
+			t.Errorf("transcript %d: run %q visit %q agent %q, %d steps; want the record's (%d requests)", i, tr.RunID, tr.Visit, tr.Agent, len(tr.Steps), len(x.StepLog))
+		}
 	}
 	if err := s.Check(recs, "native", "out.jsonl"); err != nil {
 		t.Errorf("Check of the run's own records: %v", err)

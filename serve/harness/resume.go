@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/normgym/normgym/norms"
+	"github.com/normgym/normgym/serve/remote"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/prompt"
 )
@@ -55,8 +56,14 @@ func (s Settings) Check(recs []sim.Record, simSHA, file string) error {
 			differ("context budget", strconv.Itoa(x.History.BudgetChars), strconv.Itoa(s.Options.Budget))
 			differ("full replies", strconv.FormatBool(x.History.FullReplies), strconv.FormatBool(s.Options.FullReplies))
 		}
-		differ("sim version", orNone(r.SimVersion), sim.Version)
-		differ("catalog version", orNone(r.Catalog), norms.Default().Version())
+		if strings.HasPrefix(r.Visit, remote.PrivatePrefix) {
+			// A private suite's record, which the server keeps: what it
+			// shows says nothing of the sim or catalog that ran it.
+			simSHA = ""
+		} else {
+			differ("sim version", orNone(r.SimVersion), sim.Version)
+			differ("catalog version", orNone(r.Catalog), norms.Default().Version())
+		}
 		if simSHA != "" {
 			differ("sim_sha256", Short(orNone(r.SimSHA256)), Short(simSHA))
 		}

@@ -287,6 +287,10 @@ type chatResponse struct {
 	Choices []struct {
 		Message struct {
 			Content json.RawMessage `json:"content"`
+			// ReasoningContent (DeepSeek, vLLM) or Reasoning (OpenRouter,
+			// Ollama) is the model's reasoning text, where sent.
+			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -305,6 +309,12 @@ func parseResponse(raw []byte) (Reply, error) {
 	}
 	ch := cr.Choices[0]
 	r := Reply{FinishReason: ch.FinishReason}
+	switch m := ch.Message; {
+	case m.ReasoningContent != nil && *m.ReasoningContent != "":
+		r.Reasoning = *m.ReasoningContent
+	case m.Reasoning != nil:
+		r.Reasoning = *m.Reasoning
+	}
 	if cr.Usage != nil {
 		r.Usage = cr.Usage.usage()
 	}

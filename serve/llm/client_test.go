@@ -210,6 +210,25 @@ func TestLLMParseResponse(t *testing.T) {
 	}
 }
 
+func TestLLMParseReasoning(t *testing.T) {
+	for _, tt := range []struct {
+		name, message, want string
+	}{
+		{"none", `{"content":"ACTION: north"}`, ""},
+		{"reasoning_content", `{"content":"ACTION: north","reasoning_content":"The basket is north."}`, "The basket is north."},
+		{"reasoning", `{"content":"ACTION: north","reasoning":"Odo frowned at me."}`, "Odo frowned at me."},
+		{"both", `{"content":"x","reasoning_content":"first","reasoning":"second"}`, "first"},
+		{"null", `{"content":"x","reasoning_content":null}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := parseResponse([]byte(`{"choices":[{"message":` + tt.message + `}]}`))
+			if err != nil || r.Reasoning != tt.want {
+				t.Errorf("reasoning %q, %v; want %q", r.Reasoning, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestLLMParseUsage(t *testing.T) {
 	for _, tt := range []struct {
 		name, usage string

@@ -12,14 +12,15 @@ import (
 )
 
 // HTTP returns an Env that plays through OpenEnv's POST /reset and POST
-// /step of the server at base (e.g. http://127.0.0.1:8080), naming the
-// session by its session_id.
+// /step of the server at base (e.g. http://127.0.0.1:8080) under the
+// stateful extension: the reset asks for a session ("session": true) and
+// each step names it by its session_id.
 func HTTP(base string, opt Options) *Env {
 	c := opt.Client
 	if c == nil {
 		c = http.DefaultClient
 	}
-	return &Env{t: &httpTransport{base: base, key: opt.Key, c: c}}
+	return &Env{t: &httpTransport{base: base, key: opt.Key, c: c}, suite: opt.Suite, agent: opt.Agent}
 }
 
 type httpTransport struct {
@@ -27,7 +28,10 @@ type httpTransport struct {
 	c         *http.Client
 }
 
+// reset opens a session: OpenEnv's HTTP reset is stateless, so it asks for
+// the stateful extension's session.
 func (h *httpTransport) reset(ctx context.Context, req resetRequest) ([]byte, error) {
+	req.Session = true
 	return h.post(ctx, "/reset", h.key, req)
 }
 

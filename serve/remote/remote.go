@@ -35,15 +35,31 @@ type Options struct {
 	Key string
 	// Client makes the HTTP requests (nil: http.DefaultClient).
 	Client *http.Client
+	// Agent names the newcomer of a practice session (without Key): its
+	// record's agent ("": the server's "practice").
+	Agent string
+	// Suite is the suite whose visit a Reset with visit "" asks for: with
+	// Key, the key's next sealed visit of it (the server assigns it and
+	// stores the run); without, a random practice visit of it ("": the
+	// server's practice suite).
+	Suite string
 }
 
 // Env is a session of a live server as a sim.Env. Like every Env it is
 // not safe for concurrent use.
 type Env struct {
 	t     transport
+	suite string
+	agent string
 	token string       // the session's token (OpenEnv's session_id)
 	last  *observation // the server's latest observation
 	probe *sim.Probe   // the probe, once the server showed it
+	// resumedAt is the actions the session had taken when Reset opened it.
+	resumedAt int
+	// actions are the actions this Env sent, answer the probe answer it
+	// gave: what a private suite's record, which the server keeps, holds.
+	actions []string
+	answer  int
 }
 
 var _ sim.Env = (*Env)(nil)
@@ -57,10 +73,14 @@ type transport interface {
 	close() error
 }
 
-// resetRequest is OpenEnv's ResetRequest with NormGym's visit (the key,
-// if any, goes as Authorization: Bearer).
+// resetRequest is OpenEnv's ResetRequest with NormGym's visit or suite
+// and the stateful extension's session (the key, if any, goes as
+// Authorization: Bearer).
 type resetRequest struct {
-	Visit string `json:"visit,omitempty"`
+	Visit   string `json:"visit,omitempty"`
+	Suite   string `json:"suite,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Session bool   `json:"session,omitempty"`
 }
 
 // Refusal is the server's refusal of a request: its HTTP status (or, over
@@ -142,9 +162,14 @@ func (e *Env) take(b []byte) (sim.Turn, error) {
 }
 
 // Reset opens a session of the visit named ("" for a random one of the
-// server's practice suite, or, with a key, the key's next visit).
+// server's practice suite or Options.Suite, or, with a key and
+// Options.Suite, the key's next sealed visit of it).
 func (e *Env) Reset(ctx context.Context, visit string) (sim.Turn, error) {
-	b, err := e.t.reset(ctx, resetRequest{Visit: visit})
+	req := resetRequest{Visit: visit, Agent: e.agent}
+	if visit == "" {
+		req.Suite = e.suite
+	}
+	b, err := e.t.reset(ctx, req)
 	if err != nil {
 		return sim.Turn{}, contractError("reset", err)
 	}
@@ -164,8 +189,15 @@ func (e *Env) Reset(ctx context.Context, visit string) (sim.Turn, error) {
 		return sim.Turn{}, err
 	}
 	e.token = meta.Metadata.SessionID
+	e.resumedAt, e.actions = e.last.Actions, nil
 	return t, nil
 }
+
+// ResumedAt is how many actions the session had taken when the last Reset
+// opened it: 0 for a new session; more when the server resumed an open
+// one (a key's sealed session left mid-visit: the key's next reset of the
+// suite resumes it, since every sealed session counts).
+func (e *Env) ResumedAt() int { return e.resumedAt }
 
 // Step sends the action.
 func (e *Env) Step(ctx context.Context, action string) (sim.Turn, error) {
@@ -178,7 +210,11 @@ func (e *Env) Step(ctx context.Context, action string) (sim.Turn, error) {
 	if err != nil {
 		return sim.Turn{}, contractError("step", err)
 	}
-	return e.take(b)
+	t, err := e.take(b)
+	if err == nil {
+		e.actions = append(e.actions, action)
+	}
+	return t, err
 }
 
 // Observe returns the observation of the server's latest answer.
@@ -223,25 +259,46 @@ func (e *Env) Answer(ctx context.Context, k int, confidence *float64) (bool, err
 	if _, err := e.take(b); err != nil {
 		return false, err
 	}
+	e.answer = k
 	if r := e.last.Result; r != nil && r.ProbeCorrect != nil {
 		return *r.ProbeCorrect, nil
 	}
 	return false, errors.New("remote: the server's answer says nothing of the probe")
 }
 
-// Record returns the record the server shows once the visit is done.
-func (e *Env) Record(context.Context, string, string) (sim.Record, error) {
+// Record returns the record the server shows once the visit is done. The
+// server never shows a private suite's visit: its record is then what the
+// client knows, with PrivateVisit(run id) for its visit (see PrivateVisit).
+func (e *Env) Record(_ context.Context, agent, client string) (sim.Record, error) {
 	if e.last == nil {
 		return sim.Record{}, sim.ErrNoVisit
 	}
 	if e.last.Stage != api.StageDone {
 		return sim.Record{}, sim.ErrNotOver
 	}
-	if e.last.Result == nil || e.last.Result.Record == nil {
-		return sim.Record{}, errors.New("remote: the server keeps this visit's record (a private suite's)")
+	res := e.last.Result
+	if res == nil {
+		return sim.Record{}, errors.New("remote: the server's last answer holds no result")
 	}
-	return *e.last.Result.Record, nil
+	if res.Record != nil {
+		return *res.Record, nil
+	}
+	rec := sim.Record{Visit: PrivateVisit(res.RunID), Agent: agent, Client: client, Actions: append([]string(nil), e.actions...),
+		Scores: res.Scores, Suite: e.suite}
+	if res.ProbeCorrect != nil {
+		rec.Probe = &sim.ProbeResult{Answer: e.answer, Correct: *res.ProbeCorrect}
+	}
+	return rec, nil
 }
+
+// PrivateVisit is the visit a record of a private suite's visit names:
+// the run the server stored ("private:RUN_ID"). Its world, norm and
+// condition stay the server's; such a record is summed up by its scores
+// and can be replayed only by the operator, who holds the suite.
+func PrivateVisit(runID string) string { return PrivatePrefix + runID }
+
+// PrivatePrefix starts every PrivateVisit.
+const PrivatePrefix = "private:"
 
 // Close ends the transport (the session waits on the server until it
 // expires).

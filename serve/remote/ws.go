@@ -15,7 +15,7 @@ import (
 // of the server at base (http:// or https://, as for HTTP): one
 // connection, opened at the first Reset, holds the session.
 func WS(base string, opt Options) *Env {
-	return &Env{t: &wsTransport{base: base, key: opt.Key, client: opt.Client}}
+	return &Env{t: &wsTransport{base: base, key: opt.Key, client: opt.Client}, suite: opt.Suite, agent: opt.Agent}
 }
 
 type wsTransport struct {

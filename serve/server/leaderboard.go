@@ -136,6 +136,13 @@ func (s *Server) computeBoard(ctx context.Context, su sim.Suite, seq int64) (*bo
 	lb := api.Leaderboard{Suite: su.Name, SuiteVersion: su.Version, SimSHA256: s.verify.SHA256(), Agents: Summaries(su.Name, totals),
 		Suites: s.suiteNames()}
 	lb.Agents, lb.MoreSelfReported = capSelfReported(lb.Agents, MaxSelfReportedRows)
+	visits := su.Visits
+	if p := s.opts.Private; p != nil && su.Name == p.Name {
+		visits = p.Visits
+	}
+	if err := s.addCoverage(ctx, su.Name, su.Version, visits, lb.Agents); err != nil {
+		return nil, err
+	}
 	if p := s.opts.Private; p != nil && su.Name != p.Name {
 		// The contamination-resistant column: each row's joint success
 		// on the private suite, whose norms were never published.

@@ -72,7 +72,7 @@ func leaderboardData(lb api.Leaderboard) htmlpage.Data {
 func rowData(a api.LeaderboardEntry, conds, fams []string, private bool) htmlpage.Data {
 	var r htmlpage.Data
 	r.Set("agent", a.Agent).Set("client", a.Client).Set("provenance", a.Provenance).Set("sessions", sessionsNote(a.Sessions)).
-		Set("visits", strconv.Itoa(a.Visits)).Set("gap", "–")
+		Set("visits", strconv.Itoa(a.Visits)).Set("coverage", coverageNote(a.Coverage)).Set("gap", "–")
 	if a.Gap != nil {
 		r.Set("gap", strconv.FormatFloat(100*(*a.Gap), 'f', 1, 64)+" pts")
 	}
@@ -113,6 +113,17 @@ func names(list []string) []htmlpage.Data {
 		out[i].Set("name", n)
 	}
 	return out
+}
+
+// coverageNote says how much of the suite a row played: its share of the
+// suite's visits, and the suite's cells (norm × condition) it holds ("" when
+// unknown).
+func coverageNote(c *api.SuiteCoverage) string {
+	if c == nil || c.SuiteVisits == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(100*float64(c.Visits)/float64(c.SuiteVisits), 'f', 1, 64) + "% of " + strconv.Itoa(c.SuiteVisits) +
+		" · " + strconv.Itoa(c.Cells) + " of " + strconv.Itoa(c.SuiteCells) + " cells"
 }
 
 // sessionsNote says what a sealed row's visits are made of: sessions

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -17,13 +15,19 @@ import (
 // sessions: GET /health, /metadata, /schema, /state, POST /reset, /step
 // and the /ws WebSocket session (ws.go). NormGym's action is
 // {"action": "north"} (and {"answer": k} for the probe after the
-// visit); its observation carries the text and the JSON the sim renders,
-// done, and the joint success (1.0 or 0.0) as the final reward. Where
-// NormGym differs from OpenEnv's server, RATIONALE.md (OpenEnv) says so:
-// chiefly, OpenEnv's HTTP /reset and /step make a fresh environment per
-// request, while here they act on the session named by session_id (the
-// token the reset returns in its metadata), as /ws does for its
-// connection.
+// visit); its observation carries the text and the JSON the sim renders.
+// The reward of every step is 0.0 until the visit is done, then the joint
+// success (1.0 or 0.0); the final observation's metadata says whether the
+// probe was answered right (probe_correct).
+//
+// As OpenEnv's, the HTTP /reset and /step are stateless: each acts on a
+// fresh environment (openenv_stateless.go) and GET /state answers a fresh
+// environment's state. NormGym's stateful extension keeps a session over
+// HTTP: POST /reset with "session": true opens one (its token is
+// metadata.session_id), "session_id" in a reset resumes one and in a
+// step names it, and GET /state?session_id= reads it. /ws holds its
+// connection's session, as OpenEnv's. RATIONALE.md (OpenEnv) says where
+// NormGym differs from OpenEnv's server and why.
 
 // envResult is OpenEnv's ResetResponse and StepResponse, and the data of
 // its WSObservationResponse (serialize_observation's shape): the
@@ -67,7 +71,8 @@ type envObservation struct {
 }
 
 // envState is OpenEnv's State (episode_id, step_count; extra fields
-// allowed) for a session: its episode_id is the session token.
+// allowed) for a session. EpisodeID is the client's name for the episode
+// (its reset's episode_id), or one the server made from the session.
 type envState struct {
 	EpisodeID string `json:"episode_id"`
 	StepCount int    `json:"step_count"`
@@ -84,6 +89,11 @@ type envState struct {
 	Visit string `json:"visit,omitempty"`
 }
 
+// freshState is OpenEnv's State of a fresh environment (GET /state
+// without a session, as OpenEnv's stateless HTTP answers; /ws before a
+// reset): no episode, no step.
+var freshState = map[string]any{"episode_id": nil, "step_count": 0}
+
 // envAction is NormGym's Action: a move or act in text form, or, after
 // the visit, the probe answer. metadata is OpenEnv's Action field.
 type envAction struct {
@@ -98,14 +108,20 @@ type envAction struct {
 }
 
 // envReset is OpenEnv's ResetRequest (seed, episode_id) with NormGym's
-// reset parameters as the extra fields it allows: episode_id resumes a
-// session (its token); otherwise the fields of api.SessionRequest say
-// which session to open, and key is a submitter key (or send it as
-// Authorization: Bearer). A seed alone is the seed-th visit of the train
-// suite; nothing at all, a random one of it (practice).
+// reset parameters as the extra fields it allows. seed draws the visit
+// from the suite (train by default) in its stratified order
+// (sim.Stratified, seed 0's): seeds 0, 1, 2… go through every norm
+// before any twice. episode_id is the client's name for the episode,
+// echoed in the state. session_id resumes a session (its token) and
+// session asks POST /reset for a stateful session: NormGym's extension.
+// The fields of api.SessionRequest say which session to open, and key is
+// a submitter key (or send it as Authorization: Bearer). Nothing at all
+// is a random visit of train (practice).
 type envReset struct {
 	Seed           *int   `json:"seed,omitempty"`
 	EpisodeID      string `json:"episode_id,omitempty"`
+	SessionID      string `json:"session_id,omitempty"`
+	Session        bool   `json:"session,omitempty"`
 	Visit          string `json:"visit,omitempty"`
 	Suite          string `json:"suite,omitempty"`
 	Participant    string `json:"participant,omitempty"`
@@ -116,19 +132,26 @@ type envReset struct {
 	Key            string `json:"key,omitempty"`
 }
 
-// envStep is OpenEnv's StepRequest with session_id (an extra field it
-// allows) naming the session.
+// envStep is OpenEnv's StepRequest with NormGym's extra fields:
+// session_id names a session (the stateful extension); without it the
+// step is stateless, on a fresh environment of the visit that visit, or
+// suite and seed, name (as a reset's; seed 0 of train by default) after
+// the earlier actions of history.
 type envStep struct {
 	Action    json.RawMessage `json:"action"`
 	TimeoutS  *float64        `json:"timeout_s,omitempty"`
 	RequestID string          `json:"request_id,omitempty"`
 	SessionID string          `json:"session_id,omitempty"`
+	Visit     string          `json:"visit,omitempty"`
+	Suite     string          `json:"suite,omitempty"`
+	Seed      *int            `json:"seed,omitempty"`
+	History   []string        `json:"history,omitempty"`
 }
 
 // practiceSuite is the suite a reset without a visit or suite draws from.
 const practiceSuite = "train"
 
-// envOpen opens (or, with episode_id, resumes) the session a reset asks
+// envOpen opens (or, with session_id, resumes) the session a reset asks
 // for and returns its state and token.
 func (s *Server) envOpen(r *http.Request, req envReset, headerKey string) (api.SessionState, string, error) {
 	if s.sessions == nil {
@@ -137,24 +160,19 @@ func (s *Server) envOpen(r *http.Request, req envReset, headerKey string) (api.S
 	if err := checkReset(req); err != nil {
 		return api.SessionState{}, "", err
 	}
-	if req.EpisodeID != "" {
-		st, err := s.sessions.Get(r.Context(), req.EpisodeID)
-		return st, req.EpisodeID, sessionError(err)
-	}
-	sr := api.SessionRequest{Participant: req.Participant, Consent: req.Consent, ConsentVersion: req.ConsentVersion,
-		Room: req.Room, Visit: req.Visit, Suite: req.Suite, Seed: req.Seed, Agent: req.Agent}
-	key := req.Key
-	if key == "" && !session.ValidToken(headerKey) {
-		key = headerKey
-	}
-	if key == "" && sr.Participant == "" && sr.Visit == "" && sr.Suite == "" {
-		sr.Suite = practiceSuite
-		if sr.Seed == nil {
-			var b [4]byte
-			rand.Read(b[:])
-			n := int(binary.LittleEndian.Uint32(b[:]) >> 1)
-			sr.Seed = &n
+	if req.SessionID != "" {
+		if req != (envReset{SessionID: req.SessionID, EpisodeID: req.EpisodeID, Session: req.Session}) {
+			return api.SessionState{}, "", errf(api.CodeInvalid, "session_id resumes a session: send it with episode_id at most")
 		}
+		if !session.ValidToken(req.SessionID) {
+			return api.SessionState{}, "", errf(api.CodeInvalid, "session_id must be the token a reset returned in its metadata")
+		}
+		st, err := s.sessions.Get(r.Context(), req.SessionID)
+		return st, req.SessionID, sessionError(err)
+	}
+	sr, key, err := s.resetRequest(req, headerKey)
+	if err != nil {
+		return api.SessionState{}, "", err
 	}
 	spec, err := s.sessionSpec(r, &sr, key)
 	if err != nil {
@@ -165,6 +183,48 @@ func (s *Server) envOpen(r *http.Request, req envReset, headerKey string) (api.S
 		return api.SessionState{}, "", sessionError(err)
 	}
 	return st, st.Session, nil
+}
+
+// resetRequest is the session a reset asks for, its seed read as a draw
+// from the suite, and the submitter key it holds ("" for none).
+func (s *Server) resetRequest(req envReset, headerKey string) (api.SessionRequest, string, error) {
+	sr := api.SessionRequest{Participant: req.Participant, Consent: req.Consent, ConsentVersion: req.ConsentVersion,
+		Room: req.Room, Visit: req.Visit, Suite: req.Suite, Agent: req.Agent}
+	key := req.Key
+	if key == "" && !session.ValidToken(headerKey) {
+		key = headerKey
+	}
+	seed := req.Seed
+	if key == "" && sr.Participant == "" && sr.Visit == "" && seed == nil {
+		// Practice on a random visit of the suite (train by default).
+		n := randomSeed()
+		seed = &n
+	}
+	if seed != nil {
+		if sr.Visit != "" {
+			return sr, key, errf(api.CodeInvalid, "give visit, or suite and seed, not both")
+		}
+		v, err := s.seedVisit(sr.Suite, *seed)
+		if err != nil {
+			return sr, key, err
+		}
+		sr.Visit, sr.Suite = v, ""
+	}
+	return sr, key, nil
+}
+
+// seedVisit is the visit seed draws from a suite (practiceSuite if ""):
+// its seed-th in the suite's stratified order (modulo the suite's size).
+func (s *Server) seedVisit(suite string, seed int) (string, error) {
+	if suite == "" {
+		suite = practiceSuite
+	}
+	visits, _, err := s.suiteVisits(suite, false)
+	if err != nil {
+		return "", err
+	}
+	order := sim.Stratified(visits, 0)
+	return order[seed%len(order)], nil
 }
 
 // parseAction reads an action's data as NormGymAction's schema says: a
@@ -216,12 +276,20 @@ func strictDecode(raw json.RawMessage, v any) error {
 	return decodeBytes(raw, v, 16)
 }
 
-// envResultOf is a session state as OpenEnv's result.
-func envResultOf(st api.SessionState, token string, reset bool) envResult {
+// envResultOf is a session state as OpenEnv's result; token is the
+// session's ("" for a stateless one, which has none to name), episode
+// the episode's id.
+func envResultOf(st api.SessionState, token, episode string, reset bool) envResult {
 	res := envResult{Observation: envObservation{Text: st.Text, JSON: st.Observation, Stage: st.Stage, Actions: st.Actions,
 		Day: st.Day, Step: st.Step, Terminated: st.Terminated, Truncated: st.Truncated, DayOver: st.DayOver,
 		Probe: st.Probe, Result: st.Result},
-		Done: st.Stage == api.StageDone, Metadata: map[string]any{"session_id": token, "kind": st.Kind, "sealed": st.Sealed}}
+		Done: st.Stage == api.StageDone, Metadata: map[string]any{"kind": st.Kind, "sealed": st.Sealed}}
+	if episode != "" {
+		res.Metadata["episode_id"] = episode
+	}
+	if token != "" {
+		res.Metadata["session_id"] = token
+	}
 	if res.Done {
 		res.Observation.Visit = st.Visit
 	}
@@ -238,81 +306,24 @@ func envResultOf(st api.SessionState, token string, reset bool) envResult {
 		}
 		res.Reward = &r
 	}
+	if res.Done && st.Result != nil {
+		res.Metadata["joint"] = st.Result.Scores.Joint
+		if st.Result.ProbeCorrect != nil {
+			res.Metadata["probe_correct"] = *st.Result.ProbeCorrect
+		}
+	}
 	return res
 }
 
 // envStateOf is a session state as OpenEnv's State.
-func envStateOf(st api.SessionState, token string) envState {
-	return envState{EpisodeID: token, StepCount: st.Actions, Kind: st.Kind, Sealed: st.Sealed, Suite: st.Suite,
+func envStateOf(st api.SessionState, episode string) envState {
+	return envState{EpisodeID: episode, StepCount: st.Actions, Kind: st.Kind, Sealed: st.Sealed, Suite: st.Suite,
 		Stage: st.Stage, Day: st.Day, Step: st.Step, Over: st.Over, Expires: st.Expires, Visit: st.Visit}
 }
 
-// envHealth handles GET /health: OpenEnv's HealthResponse.
-func (s *Server) envHealth(w http.ResponseWriter, r *http.Request) error {
-	status := "healthy"
-	if s.sessions == nil {
-		status = "degraded"
-	}
-	return writeJSON(w, http.StatusOK, map[string]string{"status": status})
-}
-
-// envMetadata handles GET /metadata: OpenEnv's EnvironmentMetadata.
-func (s *Server) envMetadata(w http.ResponseWriter, r *http.Request) error {
-	return writeJSON(w, http.StatusOK, map[string]any{
-		"name": "NormGym",
-		"description": "A newcomer in a small community does an ordinary errand while a hidden, arbitrary social norm is in force: " +
-			"it can learn the norm from watching members, the sanctions they get and the sanctions it gets itself. A visit is a " +
-			"practice day and a test day; the reward is joint success on the test day (errand done, norm kept). Actions: " +
-			strings.Join(sim.ActionVerbs(), ", ") + " (give NAME); after the visit, answer the probe with {\"answer\": k}.",
-		"readme_content":    nil,
-		"version":           "sim " + sim.Version + ", sim.wasm " + s.verify.SHA256(),
-		"author":            "NormGym",
-		"documentation_url": nil,
-	})
-}
-
-// envSchema handles GET /schema: OpenEnv's SchemaResponse, JSON schemas of
-// the action, the observation and the state.
-func (s *Server) envSchema(w http.ResponseWriter, r *http.Request) error {
-	str := map[string]any{"type": "string"}
-	integer := map[string]any{"type": "integer"}
-	boolean := map[string]any{"type": "boolean"}
-	obj := func(title string, props map[string]any, required ...string) map[string]any {
-		m := map[string]any{"title": title, "type": "object", "properties": props, "additionalProperties": false}
-		if len(required) > 0 {
-			m["required"] = required
-		}
-		return m
-	}
-	action := obj("NormGymAction", map[string]any{
-		"action": map[string]any{"type": "string", "description": "one of " + strings.Join(sim.ActionVerbs(), ", ") + "; give takes a member's name (give mara)"},
-		"index": map[string]any{"type": "integer", "minimum": 0, "description": "the number of actions taken before this one: a step sent again with the same index is taken once " +
-			"and answered as it was; another index than the session's count is refused (409) with that count"},
-		"answer":     map[string]any{"type": "integer", "minimum": 0, "maximum": 3, "description": "after the visit: the probe option believed to be the rule (0-based)"},
-		"confidence": map[string]any{"type": "number", "minimum": 0, "maximum": 1},
-		"metadata":   map[string]any{"type": "object"},
-	})
-	observation := obj("NormGymObservation", map[string]any{
-		"text":    map[string]any{"type": "string", "description": "the observation as text, rendered by the sim"},
-		"json":    map[string]any{"type": "object", "description": "sim.Observation as the sim encodes it (world, day, task, frame, events, done…)"},
-		"stage":   map[string]any{"type": "string", "enum": []string{api.StagePlay, api.StageProbe, api.StageDone}},
-		"actions": integer, "day": integer, "step": integer, "terminated": boolean, "truncated": boolean, "day_over": boolean,
-		"probe":    map[string]any{"type": []string{"object", "null"}},
-		"result":   map[string]any{"type": []string{"object", "null"}},
-		"visit":    str,
-		"done":     boolean,
-		"reward":   map[string]any{"type": []string{"number", "null"}},
-		"metadata": map[string]any{"type": "object"},
-	})
-	state := obj("NormGymState", map[string]any{
-		"episode_id": str, "step_count": integer, "kind": str, "sealed": boolean, "suite": str,
-		"stage": str, "day": integer, "step": integer, "over": boolean, "expires": str,
-	})
-	state["additionalProperties"] = true
-	return writeJSON(w, http.StatusOK, map[string]any{"action": action, "observation": observation, "state": state})
-}
-
-// envResetHTTP handles POST /reset.
+// envResetHTTP handles POST /reset: a stateless reset (a fresh
+// environment, nothing kept), or with session or session_id the stateful
+// extension's session.
 func (s *Server) envResetHTTP(w http.ResponseWriter, r *http.Request) error {
 	var req envReset
 	if r.ContentLength != 0 {
@@ -320,26 +331,23 @@ func (s *Server) envResetHTTP(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	if !req.Session && req.SessionID == "" {
+		return s.statelessReset(w, r, req)
+	}
 	st, token, err := s.envOpen(r, req, bearer(r))
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, envResultOf(st, token, true))
+	ep := s.episodes.name(token, req.EpisodeID)
+	return writeJSON(w, http.StatusOK, envResultOf(st, token, ep, true))
 }
 
-// envStepHTTP handles POST /step: the session is session_id (or the
-// token as Authorization: Bearer).
+// envStepHTTP handles POST /step: the session named by session_id (or the
+// token as Authorization: Bearer), or without one a stateless step.
 func (s *Server) envStepHTTP(w http.ResponseWriter, r *http.Request) error {
 	var req envStep
-	if err := decodeJSON(r, &req, 16); err != nil {
+	if err := decodeJSON(r, &req, sim.PracticeSteps+sim.TestSteps); err != nil {
 		return err
-	}
-	token := req.SessionID
-	if token == "" {
-		token = bearer(r)
-	}
-	if !session.ValidToken(token) {
-		return errf(api.CodeInvalid, "session_id must be the token that POST /reset returned in its metadata")
 	}
 	if req.TimeoutS != nil && *req.TimeoutS <= 0 {
 		return errf(api.CodeInvalid, "timeout_s must be positive")
@@ -351,29 +359,46 @@ func (s *Server) envStepHTTP(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	token := req.SessionID
+	if token == "" && session.ValidToken(bearer(r)) {
+		token = bearer(r)
+	}
+	if token == "" {
+		return s.statelessStep(w, r, req, a)
+	}
+	if !session.ValidToken(token) {
+		return errf(api.CodeInvalid, "session_id must be the token a reset with \"session\": true returned in its metadata")
+	}
+	if req.Visit != "" || req.Suite != "" || req.Seed != nil || req.History != nil {
+		return errf(api.CodeInvalid, "a session's step takes its action and session_id: visit, suite, seed and history are a stateless step's")
+	}
 	st, err := s.envAct(r, token, a)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, envResultOf(st, token, false))
+	return writeJSON(w, http.StatusOK, envResultOf(st, token, s.episodes.name(token, ""), false))
 }
 
-// envStateHTTP handles GET /state?session_id=TOKEN (or the token as
-// Authorization: Bearer).
+// envStateHTTP handles GET /state: a fresh environment's state (OpenEnv's
+// stateless HTTP), or with ?session_id=TOKEN (or the token as
+// Authorization: Bearer) the session's.
 func (s *Server) envStateHTTP(w http.ResponseWriter, r *http.Request) error {
+	token := r.URL.Query().Get("session_id")
+	if token == "" && session.ValidToken(bearer(r)) {
+		token = bearer(r)
+	}
+	if token == "" {
+		return writeJSON(w, http.StatusOK, freshState)
+	}
 	if s.sessions == nil {
 		return errf(api.CodeUnavailable, "this server steps no sessions")
 	}
-	token := r.URL.Query().Get("session_id")
-	if token == "" {
-		token = bearer(r)
-	}
 	if !session.ValidToken(token) {
-		return errf(api.CodeInvalid, "name the session: GET /state?session_id=TOKEN (the token POST /reset returned)")
+		return errf(api.CodeInvalid, "session_id must be the token a reset with \"session\": true returned in its metadata")
 	}
 	st, err := s.sessions.Get(r.Context(), token)
 	if err != nil {
 		return sessionError(err)
 	}
-	return writeJSON(w, http.StatusOK, envStateOf(st, token))
+	return writeJSON(w, http.StatusOK, envStateOf(st, s.episodes.name(token, "")))
 }

@@ -47,9 +47,12 @@ func TestOpenEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
+	// Before a reset, the state is a fresh environment's (OpenEnv's).
+	if typ, data := wsCall(t, c, `{"type":"state"}`); typ != "state" || data["episode_id"] != nil || data["step_count"] != 0.0 {
+		t.Errorf("state before a reset: %s %v, want a fresh environment's", typ, data)
+	}
 	for _, tc := range []struct{ msg, code string }{
 		{`{"type":"step","data":{"action":"north"}}`, "SESSION_ERROR"},
-		{`{"type":"state"}`, "SESSION_ERROR"},
 		{`{"type":"dance"}`, "UNKNOWN_TYPE"},
 		{`{"type":`, "INVALID_JSON"},
 		{`{"type":"reset","data":{"visit":"moon/none/control/s1"}}`, "SESSION_ERROR"},
@@ -61,14 +64,14 @@ func TestOpenEnv(t *testing.T) {
 		}
 	}
 	visit := suiteVisit(t, "mini", "observe")
-	typ, data := wsCall(t, c, `{"type":"reset","data":{"visit":"`+visit+`"}}`)
+	typ, data := wsCall(t, c, `{"type":"reset","data":{"visit":"`+visit+`","episode_id":"episode-001"}}`)
 	if typ != "observation" || data["done"] != false || data["reward"] != nil {
 		t.Fatalf("reset: %s %v", typ, data)
 	}
 	obs := data["observation"].(map[string]any)
 	meta := data["metadata"].(map[string]any)
 	token, _ := meta["session_id"].(string)
-	if obs["stage"] != api.StagePlay || !strings.Contains(obs["text"].(string), "Day 1") || obs["json"] == nil || token == "" {
+	if obs["stage"] != api.StagePlay || !strings.Contains(obs["text"].(string), "Day 1") || obs["json"] == nil || token == "" || meta["episode_id"] != "episode-001" {
 		t.Fatalf("reset observation: %v %v", obs["stage"], meta)
 	}
 	typ, data = wsCall(t, c, `{"type":"step","data":{"action":"fly"}}`)
@@ -88,8 +91,8 @@ func TestOpenEnv(t *testing.T) {
 		t.Fatalf("step: %s %v", typ, data)
 	}
 	typ, data = wsCall(t, c, `{"type":"state"}`)
-	if typ != "state" || data["episode_id"] != token || data["step_count"] != 1.0 {
-		t.Fatalf("state: %s %v", typ, data)
+	if typ != "state" || data["episode_id"] != "episode-001" || data["step_count"] != 1.0 {
+		t.Fatalf("state: %s %v, want episode-001 after one step", typ, data)
 	}
 	// close: the server ends the connection without a reply (as OpenEnv's).
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -101,7 +104,7 @@ func TestOpenEnv(t *testing.T) {
 		t.Errorf("after close: %q %v, want the connection closed normally", b, err)
 	}
 
-	// HTTP: the same session, resumed with episode_id, played to the end.
+	// HTTP: the same session, resumed with session_id, played to the end.
 	for _, p := range []string{"/health", "/metadata", "/schema"} {
 		var v map[string]any
 		e.getJSON(p, &v)
@@ -120,9 +123,9 @@ func TestOpenEnv(t *testing.T) {
 		Done     bool           `json:"done"`
 		Metadata map[string]any `json:"metadata"`
 	}
-	st, b, _ := e.do("POST", "/reset", map[string]any{"episode_id": token})
-	if st != 200 || json.Unmarshal(b, &res) != nil || res.Metadata["session_id"] != token {
-		t.Fatalf("POST /reset with episode_id: %d %s", st, b)
+	st, b, _ := e.do("POST", "/reset", map[string]any{"session_id": token, "episode_id": "episode-002"})
+	if st != 200 || json.Unmarshal(b, &res) != nil || res.Metadata["session_id"] != token || res.Metadata["episode_id"] != "episode-002" {
+		t.Fatalf("POST /reset with session_id: %d %s", st, b)
 	}
 	actions := []string{"north"}
 	for !res.Done {
@@ -142,16 +145,25 @@ func TestOpenEnv(t *testing.T) {
 	if r == nil || res.Reward == nil || (*res.Reward == 1) != r.Scores.Joint || r.RunID != "" {
 		t.Fatalf("the end: reward %v result %+v", res.Reward, r)
 	}
+	if r.ProbeCorrect == nil || res.Metadata["probe_correct"] != *r.ProbeCorrect || res.Metadata["joint"] != r.Scores.Joint {
+		t.Errorf("the final metadata %v: want probe_correct and joint", res.Metadata)
+	}
 	env, err := sim.Replay(sim.Record{Visit: visit, Actions: actions})
 	if err != nil || env.Hash() != r.Hash {
 		t.Errorf("hash %s, want the sim's %v (%v)", r.Hash, env, err)
 	}
 	var state map[string]any
 	e.getJSON("/state?session_id="+token, &state)
-	if state["stage"] != api.StageDone || state["step_count"] != float64(len(actions)) {
+	if state["stage"] != api.StageDone || state["step_count"] != float64(len(actions)) || state["episode_id"] != "episode-002" {
 		t.Errorf("state: %v", state)
 	}
-	if st, b, _ := e.do("GET", "/state", nil); st != http.StatusBadRequest {
-		t.Errorf("GET /state without a session: %d %s", st, b)
+	// Without a session, OpenEnv's stateless /state: a fresh environment.
+	state = nil
+	e.getJSON("/state", &state)
+	if len(state) != 2 || state["episode_id"] != nil || state["step_count"] != 0.0 {
+		t.Errorf("GET /state without a session: %v, want {episode_id: null, step_count: 0}", state)
+	}
+	if st, b, _ := e.do("GET", "/state?session_id=nope", nil); st != http.StatusBadRequest {
+		t.Errorf("GET /state with a bad session_id: %d %s", st, b)
 	}
 }

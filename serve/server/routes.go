@@ -87,6 +87,9 @@ const (
 	roomBody = 128 << 10
 	// sessionBody bounds a session's action or answer: a few dozen bytes.
 	sessionBody = 1 << 10
+	// envStepBody bounds POST /step: a stateless step carries the visit's
+	// earlier actions (at most 160, each a few bytes).
+	envStepBody = 8 << 10
 )
 
 // route is one entry of the route table: a pattern as http.ServeMux
@@ -145,7 +148,7 @@ func (s *Server) routeTable() []route {
 		{pattern: "/schema", methods: methods{"GET": s.envSchema}},
 		{pattern: "/state", methods: methods{"GET": s.envStateHTTP}},
 		{pattern: "/reset", methods: methods{"POST": s.envResetHTTP}, body: sessionBody},
-		{pattern: "/step", methods: methods{"POST": s.envStepHTTP}, classes: map[string]string{"POST": ClassStep}, body: sessionBody},
+		{pattern: "/step", methods: methods{"POST": s.envStepHTTP}, classes: map[string]string{"POST": ClassStep}, body: envStepBody},
 		{pattern: "/ws", methods: methods{"GET": s.envWS}, classes: map[string]string{"GET": ClassWrite}},
 		{pattern: "/leaderboard", methods: methods{"GET": s.leaderboardPage}},
 		{pattern: "/teach", methods: methods{"GET": s.teachPage}},

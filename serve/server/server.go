@@ -133,6 +133,7 @@ type Server struct {
 	static  *static
 
 	sessions *session.Manager
+	episodes episodeNames // OpenEnv's episode ids of HTTP sessions (openenv_stateless.go)
 	gates    gates
 
 	assignMu sync.Mutex

@@ -117,13 +117,16 @@ func (s *Server) chooseVisit(req *api.SessionRequest, private bool) (string, sui
 		if err != nil {
 			return "", suiteRef{}, err
 		}
-		k := *req.Seed % len(visits)
+		// The seed-th visit of the suite's stratified order, as OpenEnv's
+		// reset reads a seed: seeds 0, 1, 2… go through every norm first.
+		order := sim.Stratified(visits, 0)
+		k := *req.Seed % len(order)
 		if k < 0 {
-			k += len(visits)
+			k += len(order)
 		}
-		return visits[k], ref, nil
+		return order[k], ref, nil
 	}
-	return "", suiteRef{}, errf(api.CodeInvalid, "give the visit, or a suite and a seed (the seed-th visit of the suite)")
+	return "", suiteRef{}, errf(api.CodeInvalid, "give the visit, or a suite and a seed (the seed-th visit of the suite's stratified order)")
 }
 
 // suiteVisits returns a suite's visits: a public suite, or the private
@@ -144,8 +147,8 @@ func (s *Server) suiteVisits(name string, private bool) ([]string, suiteRef, err
 
 // modelSpec is the session of a submitter key's holder. Asking for a
 // suite alone opens the key's next sealed visit of it: the server picks
-// the cell (world × norm × condition) of the suite's next visit the key
-// has not played and draws a secret seed for it, so the run stored under
+// the cell (world × norm × condition) of the next visit the key has not
+// played, in the suite's stratified order, and draws a secret seed for it, so the run stored under
 // the key's label is one nobody could look up or rehearse. A key that
 // names its visit (visit, or suite and seed) practises: the session is
 // stepped like any other and stores nothing.
@@ -181,7 +184,9 @@ func (s *Server) modelSpec(ctx context.Context, label string, req *api.SessionRe
 	if err != nil {
 		return spec, err
 	}
-	next := nextUnplayed(visits, played)
+	// In the suite's stratified order (sim.Stratified, seed 0's): a key
+	// that plays part of a suite has played every norm before any twice.
+	next := nextUnplayed(sim.Stratified(visits, 0), played)
 	if next == "" {
 		return spec, errf(api.CodeConflict, "key %s has played every visit of the %s suite", label, ref.name)
 	}

@@ -346,8 +346,8 @@ func TestSessionHostile(t *testing.T) {
 		// opening it again (the key is a credential) resumes it.
 		s := e.open(api.SessionRequest{Suite: "standard"}, http.StatusCreated, auth...)
 		visit := e.sessionVisit("model:model-a")
-		if !s.Sealed || s.Visit != "" || s.Kind != api.KindModel || !session.SealedVisit(visit) || session.Cell(visit) != session.Cell(suiteVisit(t, "standard", "")) {
-			t.Fatalf("a key's suite session: %+v on %s, want sealed on the cell of standard's first visit", s, visit)
+		if !s.Sealed || s.Visit != "" || s.Kind != api.KindModel || !session.SealedVisit(visit) || session.Cell(visit) != session.Cell(keyOrder(t, "standard")[0]) {
+			t.Fatalf("a key's suite session: %+v on %s, want sealed on the cell of the first visit of standard's stratified order", s, visit)
 		}
 		if again := e.open(api.SessionRequest{Suite: "standard"}, http.StatusOK, auth...); !again.Resumed {
 			t.Errorf("opening the key's open session again: %+v, want it resumed", again)
@@ -368,11 +368,10 @@ func TestSessionHostile(t *testing.T) {
 		if !found {
 			t.Errorf("no server-stepped model-a row: %+v", lb.Agents)
 		}
-		// The next one is the suite's next cell, sealed anew.
-		standard, _ := sim.LookupSuite("standard")
+		// The next one is the order's next cell, sealed anew.
 		n := e.open(api.SessionRequest{Suite: "standard"}, http.StatusCreated, auth...)
-		if next := e.sessionVisit("model:model-a"); n.Resumed || next == visit || session.Cell(next) != session.Cell(standard.Visits[1]) {
-			t.Errorf("the key's next session: %s, want the cell of standard's second visit", next)
+		if next := e.sessionVisit("model:model-a"); n.Resumed || next == visit || session.Cell(next) != session.Cell(keyOrder(t, "standard")[1]) {
+			t.Errorf("the key's next session: %s, want the cell of the order's second visit", next)
 		}
 	})
 	t.Run("unknown key", func(t *testing.T) {
@@ -466,7 +465,7 @@ func TestSessionLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
-	wsCall(t, c, `{"type":"reset","data":{"episode_id":"`+s.Session+`"}}`)
+	wsCall(t, c, `{"type":"reset","data":{"session_id":"`+s.Session+`"}}`)
 	if typ, data := wsCall(t, c, `{"type":"step","data":{"action":"north"}}`); typ != "error" || data["code"] != "CAPACITY_REACHED" || data["status"] != 429.0 {
 		t.Errorf("a WebSocket step over the limit: %s %v", typ, data)
 	}
@@ -500,4 +499,15 @@ func TestSessionsBeyondCapacity(t *testing.T) {
 	if r := decodeState(t, b); st != 200 || r.Actions != 1 {
 		t.Fatalf("the first session after %d others: %d, %d actions", n-1, st, r.Actions)
 	}
+}
+
+// keyOrder is the order in which a submitter key's sealed sessions of a
+// suite get their cells: the suite's stratified order (seed 0).
+func keyOrder(t testing.TB, suite string) []string {
+	t.Helper()
+	su, err := sim.LookupSuite(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim.Stratified(su.Visits, 0)
 }

@@ -90,7 +90,7 @@ func floodStates(url, src, token string, d time.Duration, n *floodCount) error {
 		return err
 	}
 	defer c.CloseNow()
-	r, err := wsRoundTrip(ctx, c, map[string]any{"type": "reset", "data": map[string]any{"episode_id": token}})
+	r, err := wsRoundTrip(ctx, c, map[string]any{"type": "reset", "data": map[string]any{"session_id": token}})
 	if err != nil || r.Type != "observation" {
 		return fmt.Errorf("flooder's reset: %v %v", r, err)
 	}
@@ -115,7 +115,7 @@ func floodStates(url, src, token string, d time.Duration, n *floodCount) error {
 	return nil
 }
 
-// floodResets cycles /ws resets with episode_id over every session for d:
+// floodResets cycles /ws resets with session_id over every session for d:
 // each one resumes a session that is likely not in memory.
 func floodResets(url, src string, tokens []string, d time.Duration, n *floodCount) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d+10*time.Second)
@@ -127,7 +127,7 @@ func floodResets(url, src string, tokens []string, d time.Duration, n *floodCoun
 	defer c.CloseNow()
 	end := time.Now().Add(d)
 	for i := 0; time.Now().Before(end); i++ {
-		r, err := wsRoundTrip(ctx, c, map[string]any{"type": "reset", "data": map[string]any{"episode_id": tokens[(i*7)%len(tokens)]}})
+		r, err := wsRoundTrip(ctx, c, map[string]any{"type": "reset", "data": map[string]any{"session_id": tokens[(i*7)%len(tokens)]}})
 		if err != nil {
 			return err
 		}

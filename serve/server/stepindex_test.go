@@ -97,7 +97,7 @@ func TestStepIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
-	wsCall(t, c, `{"type":"reset","data":{"episode_id":"`+tok+`"}}`)
+	wsCall(t, c, `{"type":"reset","data":{"session_id":"`+tok+`"}}`)
 	typ, d1 := wsCall(t, c, `{"type":"step","data":{"action":"north","index":60}}`)
 	typ2, d2 := wsCall(t, c, `{"type":"step","data":{"action":"north","index":60}}`)
 	o1, _ := json.Marshal(d1)

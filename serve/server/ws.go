@@ -52,9 +52,16 @@ func (s *Server) wsUpgrade(w http.ResponseWriter, r *http.Request) error {
 // answers the messages exactly as the server's own /ws does (ws_conn.go),
 // one at a time, in order.
 type WSConn struct {
-	s     *Server
-	r     *http.Request
-	token string
+	s    *Server
+	r    *http.Request
+	sess wsSession
+}
+
+// wsSession is what a /ws connection holds: its session's token ("" until
+// a reset) and the episode's id (OpenEnv's episode_id: the client's name
+// for it, or one made from the session).
+type wsSession struct {
+	token, episode string
 }
 
 // WSLimits are the bounds of a /ws connection: a message longer than
@@ -79,7 +86,7 @@ func (s *Server) NewWSConn(r *http.Request) *WSConn {
 // class (wsClass), as on the native /ws; the pause the native loop keeps
 // after a refusal is the transport's to keep.
 func (c *WSConn) Message(ctx context.Context, msg []byte, text bool) (reply []byte, closing bool, err error) {
-	rp, closing, _ := c.s.wsHandle(c.r.WithContext(ctx), text, msg, &c.token)
+	rp, closing, _ := c.s.wsHandle(c.r.WithContext(ctx), text, msg, &c.sess)
 	if closing {
 		return nil, true, nil
 	}
@@ -118,7 +125,7 @@ func wsClass(typ string) string {
 // wsHandle answers one message; done reports a close message, pause how
 // long to wait before the next (after a refusal by a rate limit).
 // A binary message (text false) is refused as malformed.
-func (s *Server) wsHandle(r *http.Request, text bool, msg []byte, token *string) (reply wsReply, done bool, pause time.Duration) {
+func (s *Server) wsHandle(r *http.Request, text bool, msg []byte, conn *wsSession) (reply wsReply, done bool, pause time.Duration) {
 	var m wsMessage
 	var perr error = errf(api.CodeInvalid, "messages are JSON text")
 	if text {
@@ -140,38 +147,40 @@ func (s *Server) wsHandle(r *http.Request, text bool, msg []byte, token *string)
 	}
 	switch m.Type {
 	case "reset":
-		return s.wsReset(r, m.Data, token), false, 0
+		return s.wsReset(r, m.Data, conn), false, 0
 	case "step":
-		if *token == "" {
+		if conn.token == "" {
 			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false, 0
 		}
 		a, err := parseAction(m.Data)
 		if err != nil {
 			return wsError(err, "VALIDATION_ERROR"), false, 0
 		}
-		st, err := s.envAct(r, *token, a)
+		st, err := s.envAct(r, conn.token, a)
 		if err != nil {
 			return wsError(err, "EXECUTION_ERROR"), false, 0
 		}
-		return wsReply{Type: "observation", Data: envResultOf(st, *token, false)}, false, 0
+		return wsReply{Type: "observation", Data: envResultOf(st, conn.token, conn.episode, false)}, false, 0
 	case "state":
-		if *token == "" {
-			return wsError(errf(api.CodeInvalid, "no session yet: send a reset first"), "SESSION_ERROR"), false, 0
+		if conn.token == "" {
+			// A fresh environment's state, as OpenEnv's before a reset.
+			return wsReply{Type: "state", Data: freshState}, false, 0
 		}
-		st, err := s.sessions.Get(r.Context(), *token)
+		st, err := s.sessions.Get(r.Context(), conn.token)
 		if err != nil {
 			return wsError(sessionError(err), "EXECUTION_ERROR"), false, 0
 		}
-		return wsReply{Type: "state", Data: envStateOf(st, *token)}, false, 0
+		return wsReply{Type: "state", Data: envStateOf(st, conn.episode)}, false, 0
 	case "close":
 		return wsReply{}, true, 0
 	}
 	return wsError(errf(api.CodeInvalid, "unknown message type %q (want reset, step, state or close)", clip(m.Type)), "UNKNOWN_TYPE"), false, 0
 }
 
-// wsReset answers a reset: it opens (or with episode_id resumes) the
-// connection's session.
-func (s *Server) wsReset(r *http.Request, data json.RawMessage, token *string) wsReply {
+// wsReset answers a reset: it opens (or with session_id resumes) the
+// connection's session, named by the reset's episode_id or after its
+// token. A connection always holds a session: "session" changes nothing.
+func (s *Server) wsReset(r *http.Request, data json.RawMessage, conn *wsSession) wsReply {
 	var req envReset
 	if len(data) > 0 && string(data) != "null" {
 		if err := strictDecode(data, &req); err != nil {
@@ -182,8 +191,11 @@ func (s *Server) wsReset(r *http.Request, data json.RawMessage, token *string) w
 	if err != nil {
 		return wsError(err, "SESSION_ERROR")
 	}
-	*token = tok
-	return wsReply{Type: "observation", Data: envResultOf(st, tok, true)}
+	conn.token, conn.episode = tok, req.EpisodeID
+	if conn.episode == "" {
+		conn.episode = episodeOf(tok)
+	}
+	return wsReply{Type: "observation", Data: envResultOf(st, tok, conn.episode, true)}
 }
 
 // wsError is OpenEnv's WSErrorResponse for err: its message and an

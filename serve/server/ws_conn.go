@@ -15,7 +15,7 @@ import (
 )
 
 // envWS handles GET /ws: OpenEnv's WebSocket session. The connection plays
-// one session at a time: reset opens one (or resumes one with episode_id),
+// one session at a time: reset opens one (or resumes one with session_id),
 // step acts in it, state describes it, close ends the connection (the
 // session lives on until it expires). Every message draws from the
 // client's rate limit of its HTTP twin's class (wsClass); the WebSockets
@@ -62,7 +62,7 @@ func (s *Server) wsServe(r *http.Request, c *websocket.Conn) {
 	var last atomic.Int64 // when the last message came (UnixNano)
 	last.Store(time.Now().UnixNano())
 	go s.wsPing(ctx, c, &last)
-	token := ""
+	var conn wsSession
 	for {
 		rctx, rcancel := context.WithTimeout(ctx, s.opts.WSIdle)
 		typ, msg, err := c.Read(rctx)
@@ -71,7 +71,7 @@ func (s *Server) wsServe(r *http.Request, c *websocket.Conn) {
 			return // closed, or idle too long (Read closed it)
 		}
 		last.Store(time.Now().UnixNano())
-		reply, done, pause := s.wsHandle(r, typ == websocket.MessageText, msg, &token)
+		reply, done, pause := s.wsHandle(r, typ == websocket.MessageText, msg, &conn)
 		if done {
 			// close: as OpenEnv's server, end the connection without a reply.
 			c.Close(websocket.StatusNormalClosure, "")

@@ -105,7 +105,7 @@ async function sessionToken(req, url) {
       } catch {
         // The runtime that gets it answers the error.
       }
-      const named = j && typeof j === "object" ? (url.pathname === "/step" ? j.session_id : j.episode_id) : "";
+      const named = j && typeof j === "object" ? j.session_id : "";
       const token = typeof named === "string" && named !== "" ? named : url.pathname === "/step" ? bearer(req) : "";
       return { token, req: new Request(req, { body }) };
     }

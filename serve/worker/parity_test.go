@@ -345,7 +345,7 @@ func parity(t *testing.T, w *worker) {
 		{pattern: "/health", method: "GET", status: 200, contains: "healthy"},
 		{pattern: "/metadata", method: "GET", status: 200, contains: "NormGym"},
 		{pattern: "/schema", method: "GET", status: 200, contains: "NormGymAction"},
-		{pattern: "/reset", method: "POST", body: func(*target) any { return map[string]any{"visit": visit} }, status: 200,
+		{pattern: "/reset", method: "POST", body: func(*target) any { return map[string]any{"visit": visit, "session": true} }, status: 200,
 			after: func(tg *target, b []byte) {
 				var r struct {
 					Metadata map[string]any `json:"metadata"`

@@ -52,7 +52,11 @@ type Usage struct {
 // Reply is a model's answer to one request, with what it took.
 type Reply struct {
 	// Content is the first choice's message text ("" if it had none).
-	Content      string
+	Content string
+	// Reasoning is the reasoning text the provider sent beside the
+	// content (message.reasoning_content or message.reasoning), if any.
+	// It is kept in transcripts, never sent back to the model.
+	Reasoning    string
 	FinishReason string
 	Usage        Usage
 	// Latency is the wall time of the request, retries and their waits

@@ -31,6 +31,9 @@ type Document struct {
 	// Command is the command line that made the report, if the caller
 	// gives it: the report prints it so that a reader can remake it.
 	Command string `json:"command,omitempty"`
+	// Links are the visits with a transcript, each linked to the viewer
+	// (Options.Viewer); none without one.
+	Links []VisitLink `json:"links,omitempty"`
 }
 
 // NewDocument groups runs into series (GroupSeries), chooses those drawn
@@ -46,7 +49,7 @@ func NewDocument(runs []Run, inputs []Input, o Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Document{Inputs: inputs, Series: all, Drawn: drawn, Catalog: cat.Version()}
+	d := &Document{Inputs: inputs, Series: all, Drawn: drawn, Catalog: cat.Version(), Links: visitLinks(runs, o)}
 	d.Figures = Figures(drawn, cat)
 	for _, s := range all {
 		if s.Summary.SimSHA256 != all[0].Summary.SimSHA256 {
@@ -66,6 +69,9 @@ const headlineAbout = "Joint success (test-day task done with no violation) over
 type table struct {
 	head []string
 	rows [][]string
+	// linkCol is the 1-based column whose cells are URLs, made links in
+	// HTML (0: none).
+	linkCol int
 }
 
 // overallTable holds each drawn series' headline rates.
@@ -182,6 +188,10 @@ func (d *Document) Markdown() string {
 			continue
 		}
 		writeMarkdownTable(&b, figureTable(f))
+	}
+	if len(d.Links) > 0 {
+		b.WriteString("\n## Transcripts\n\n" + transcriptsAbout + "\n\n")
+		writeMarkdownTable(&b, linksTable(d.Links, func(l VisitLink) string { return "[replay](" + l.URL + ")" }))
 	}
 	return b.String()
 }

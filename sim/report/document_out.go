@@ -36,6 +36,12 @@ code{background:#f3f3f3;padding:0 3px}
 			writeHTMLTable(&b, figureTable(f))
 		}
 	}
+	if len(d.Links) > 0 {
+		fmt.Fprintf(&b, "<h2 id=\"transcripts\">Transcripts</h2>\n<p>%s</p>\n", esc(transcriptsAbout))
+		t := linksTable(d.Links, func(l VisitLink) string { return l.URL })
+		t.linkCol = len(t.head)
+		writeHTMLTable(&b, t)
+	}
 	b.WriteString("</body></html>\n")
 	return b.String()
 }
@@ -65,7 +71,12 @@ func writeHTMLTable(b *strings.Builder, t table) {
 	b.WriteString("</tr></thead><tbody>\n")
 	for _, r := range t.rows {
 		b.WriteString("<tr>")
-		for _, c := range r {
+		for i, c := range r {
+			if i+1 == t.linkCol {
+				// One viewer window for every link: the files it read stay.
+				fmt.Fprintf(b, `<td><a href="%s" target="normgym-viewer">replay</a></td>`, esc(c))
+				continue
+			}
 			fmt.Fprintf(b, "<td>%s</td>", esc(c))
 		}
 		b.WriteString("</tr>\n")

@@ -58,6 +58,13 @@ type Options struct {
 	// Agents chooses the series drawn, by label or agent name, in this
 	// order; "all" draws every series. Empty: every series but the rituals.
 	Agents []string
+	// Viewer is the transcript viewer's address (normgym serve's
+	// /viewer.html); with Transcripts, the report lists the visits that
+	// have a transcript, each linked to its replay there.
+	Viewer string
+	// Transcripts holds the run ids (extra.run_id) whose transcripts the
+	// caller found beside the inputs.
+	Transcripts map[string]bool
 }
 
 func (o Options) catalog() *norms.Catalog {

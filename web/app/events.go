@@ -73,6 +73,8 @@ func (a *app) onClick(ev dom.Event) {
 		a.watchClick(act)
 	case ui.ModeModel:
 		a.modelClick(act)
+	case ui.ModeTranscript:
+		a.transcriptClick(act)
 	}
 }
 
@@ -168,6 +170,8 @@ func (a *app) onChange(ev dom.Event) {
 		return
 	}
 	switch t.ID() {
+	case "tr-files":
+		go a.loadResultFiles(t)
 	case "w-agent":
 		r := a.route
 		r.Agent = value(t)

@@ -39,8 +39,11 @@ type app struct {
 	// asking is set while a held result asks the server whether it was
 	// released (result.go).
 	asking bool
-	watch   *watchState
-	model   *modelState
+	watch  *watchState
+	model  *modelState
+	// viewer is the transcript viewer's state (transcript.go), in
+	// viewer.wasm only: app.wasm sends #mode=transcript to viewer.html.
+	viewer *viewerState
 
 	// site is set when the app is served by `normgym serve`.
 	site *siteState
@@ -229,6 +232,10 @@ func (a *app) navigate(r ui.Route) {
 		return
 	}
 	a.setStory(ui.DataModeOf(r.Mode, a.site != nil, r.Room))
+	if r.Mode == ui.ModeTranscript {
+		a.openTranscript(r)
+		return
+	}
 	if r.Mode == ui.ModeJoin {
 		a.route, a.mode = r, r.Mode
 		a.markTab()
@@ -327,6 +334,7 @@ func (a *app) stop() {
 		a.model.close()
 		a.model = nil
 	}
+	a.closeViewer()
 	a.closeTutorial()
 	a.class = nil
 }

@@ -58,7 +58,7 @@ func (a *app) who() string {
 	switch {
 	case a.mode == ui.ModeWatch && a.watch != nil:
 		return "the " + a.watch.w.Agent
-	case a.mode == ui.ModeModel:
+	case a.mode == ui.ModeModel, a.mode == ui.ModeTranscript:
 		return "the model"
 	}
 	return ""

@@ -3,13 +3,16 @@
 
 NormGym's server speaks OpenEnv's environment protocol: a WebSocket
 session at /ws (reset, step, state and close messages; observation,
-state and error replies), and the same over HTTP (POST /reset, /step,
-GET /state). This file is a small client for both, with a tiny RFC 6455
-WebSocket client of its own, so that it needs nothing but python3:
+state and error replies), which NormGymEnv speaks with nothing else, and
+the same over HTTP (POST /reset, /step, GET /state), whose reset and step
+are stateless as OpenEnv's: NormGymHTTP uses NormGym's stateful extension
+(reset with session=True, then session_id in each step). This file has a
+tiny RFC 6455 WebSocket client of its own, so that it needs nothing but
+python3:
 
     from normgym_client import NormGymEnv
     with NormGymEnv("http://127.0.0.1:8080") as env:
-        result = env.reset(suite="mini", seed=3)      # a practice session
+        result = env.reset(suite="mini", seed=3, episode_id="ep-1")  # practice
         while not result["done"]:
             obs = result["observation"]
             if obs["stage"] == "probe":               # the visit is over
@@ -17,12 +20,18 @@ WebSocket client of its own, so that it needs nothing but python3:
             else:
                 result = env.step({"action": "wait"})
         print(result["reward"])                       # joint success: 1.0 or 0.0
+        print(result["metadata"]["probe_correct"])    # the probe answered right?
+        print(env.state())                            # {"episode_id": "ep-1", "step_count": ...}
 
+seed draws the visit from the suite (train by default), stratified by
+norm and condition: seeds 0, 1, 2... meet every norm before any twice.
 result["observation"]["text"] is what the sim renders for a language model,
-result["observation"]["json"] the same observation as structured data.
-With a submitter key (env.reset(visit=..., key=...)) the server stores the
-run under the key's label. Run this file to play a visit with a fixed
-policy and print its actions and the server's trajectory hash as JSON:
+result["observation"]["json"] the same observation as structured data; the
+reward is 0.0 at every step and the joint success at the end. With a
+submitter key (env.reset(suite=..., key=...)) the visit is the key's next
+sealed one and the server stores the run under the key's label. Run this
+file to play a visit with a fixed policy and print its actions and the
+server's trajectory hash as JSON:
 
     python3 normgym_client.py http://127.0.0.1:8080 --visit VISIT [--key KEY] [--http]
 """
@@ -140,11 +149,13 @@ class _WebSocket:
 class NormGymEnv:
     """OpenEnv's WebSocket session (/ws) with NormGym's server.
 
-    reset(**params) opens a session (or resumes one: episode_id=TOKEN) and
-    returns the first result; step(action) takes {"action": "north"} (or
-    {"answer": k} after the visit) and returns the next; state() returns
-    the session's state. A result is OpenEnv's: {"observation": {...},
-    "reward": float or None, "done": bool, "metadata": {"session_id": ...}}.
+    reset(**params) sends OpenEnv's reset (seed, episode_id, and NormGym's
+    suite, visit, key; session_id=TOKEN resumes a session) and returns the
+    first result; step(action) takes {"action": "north"} (or {"answer": k}
+    after the visit) and returns the next; state() returns OpenEnv's State
+    ({"episode_id", "step_count", ...}). A result is OpenEnv's:
+    {"observation": {...}, "reward": float or None, "done": bool,
+    "metadata": {"episode_id": ..., "session_id": ...}}.
     """
 
     def __init__(self, base_url, timeout=60.0):
@@ -195,7 +206,13 @@ class NormGymEnv:
 
 
 class NormGymHTTP:
-    """The same session over HTTP: POST /reset, POST /step, GET /state."""
+    """The same session over HTTP: POST /reset, POST /step, GET /state.
+
+    OpenEnv's HTTP reset and step are stateless (a fresh environment per
+    request); this client keeps a session with NormGym's stateful extension:
+    reset with session=True returns its token as metadata.session_id, and
+    each step and state names it.
+    """
 
     def __init__(self, base_url, timeout=60.0):
         self.base = base_url.rstrip("/")
@@ -219,7 +236,7 @@ class NormGymHTTP:
 
     def reset(self, key=None, **params):
         headers = {"Authorization": "Bearer " + key} if key else None
-        data = self._do("POST", "/reset", params, headers)
+        data = self._do("POST", "/reset", dict(params, session=True), headers)
         self.session_id = data["metadata"]["session_id"]
         return data
 
@@ -241,12 +258,18 @@ def main(argv):
     ap = argparse.ArgumentParser(description="Play one NormGym visit with a fixed policy and print the trajectory.")
     ap.add_argument("url", help="the server, e.g. http://127.0.0.1:8080")
     ap.add_argument("--visit", help="the visit to play (practice; default: a practice visit the server draws)")
-    ap.add_argument("--suite", help="with --key: play the key's next sealed visit of this suite (stored under its label)")
+    ap.add_argument("--suite", help="the suite: with --seed a practice draw from it; with --key the key's next sealed visit of it (stored under its label)")
     ap.add_argument("--key", help="a submitter key: its sealed suite visits are stored under its label")
     ap.add_argument("--http", action="store_true", help="use POST /reset and /step instead of the WebSocket")
+    ap.add_argument("--seed", type=int, help="draw the visit from --suite (practice)")
+    ap.add_argument("--episode", help="the episode_id to name the episode (echoed in the state)")
     ap.add_argument("--trace", help="write every observation the server sent, whole, as a JSON line to this file")
     args = ap.parse_args(argv)
     params = {}
+    if args.seed is not None:
+        params["seed"] = args.seed
+    if args.episode:
+        params["episode_id"] = args.episode
     if args.visit:
         params["visit"] = args.visit
     if args.suite:
@@ -282,6 +305,7 @@ def main(argv):
     res = result["observation"]["result"] or {}
     print(json.dumps({"visit": result["observation"].get("visit", ""), "actions": actions, "hash": res.get("hash", ""),
                       "reward": result["reward"], "run_id": res.get("run_id", ""), "step_count": state["step_count"],
+                      "episode_id": state["episode_id"], "probe_correct": result["metadata"].get("probe_correct"),
                       "session_id": result["metadata"]["session_id"]}))
     return 0
 

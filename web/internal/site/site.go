@@ -136,8 +136,12 @@ func Build(ctx context.Context, opt Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintln(opt.Log, "site: compiling the UI (GOOS=js GOARCH=wasm)")
-	app, err := buildApp(ctx, opt)
+	fmt.Fprintln(opt.Log, "site: compiling the UI (GOOS=js GOARCH=wasm), and with the transcript viewer (-tags viewer)")
+	app, err := buildApp(ctx, opt, "")
+	if err != nil {
+		return nil, err
+	}
+	viewer, err := buildApp(ctx, opt, "viewer")
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +149,7 @@ func Build(ctx context.Context, opt Options) (*Manifest, error) {
 	b := &siteFiles{m: &Manifest{SimSHA256: hex.EncodeToString(simSum[:]), Assets: map[string]string{}}, files: map[string][]byte{}}
 	b.put("sim.wasm", "sim.wasm", opt.Sim)
 	b.put("app.wasm", "app.wasm", app)
+	b.put("viewer.wasm", "viewer.wasm", viewer)
 	b.put("wasm_exec.js", "wasm_exec.js", wasmExec)
 	b.addShim(shim)
 	if err := b.addStatic(); err != nil {
@@ -241,11 +246,15 @@ func (b *siteFiles) addStatic() error {
 	if err != nil {
 		return err
 	}
-	boot = fill(boot, map[string]string{
-		"SIM": filepath.Base(a["sim.wasm"]), "APP": filepath.Base(a["app.wasm"]), "SHIM": filepath.Base(b.shimDir),
-		"BRIDGE": filepath.Base(a["bridge.js"]), "WORKER": filepath.Base(a["worker.js"]),
-	})
-	b.put("boot.js", "boot.js", boot)
+	// viewer.html is index.html loading viewer.wasm (the app with the
+	// transcript viewer) instead of app.wasm: the first visit never
+	// loads it.
+	for _, page := range []struct{ boot, app string }{{"boot.js", "app.wasm"}, {"viewer-boot.js", "viewer.wasm"}} {
+		b.put(page.boot, page.boot, fill(boot, map[string]string{
+			"SIM": filepath.Base(a["sim.wasm"]), "APP": filepath.Base(a[page.app]), "SHIM": filepath.Base(b.shimDir),
+			"BRIDGE": filepath.Base(a["bridge.js"]), "WORKER": filepath.Base(a["worker.js"]),
+		}))
+	}
 	var ids []string
 	for p := range b.files {
 		ids = append(ids, p)
@@ -256,12 +265,14 @@ func (b *siteFiles) addStatic() error {
 	if err != nil {
 		return err
 	}
-	b.files["index.html"] = fill(index, map[string]string{
-		"STYLE": a["style.css"], "WASM_EXEC": a["wasm_exec.js"], "BOOT": a["boot.js"],
-		"SHIM": b.shimDir, "SIM_SHA256": b.m.SimSHA256, "SIM_SHORT": b.m.SimSHA256[:12], "BUILD": b.m.Build,
-	})
+	for page, boot := range map[string]string{"index.html": "boot.js", "viewer.html": "viewer-boot.js"} {
+		b.files[page] = fill(index, map[string]string{
+			"STYLE": a["style.css"], "WASM_EXEC": a["wasm_exec.js"], "BOOT": a[boot],
+			"SHIM": b.shimDir, "SIM_SHA256": b.m.SimSHA256, "SIM_SHORT": b.m.SimSHA256[:12], "BUILD": b.m.Build,
+		})
+	}
 	b.files["_headers"] = []byte("# Cache rules for static hosts that read _headers (Cloudflare Pages, Netlify).\n" +
-		"/\n  Cache-Control: no-cache\n/index.html\n  Cache-Control: no-cache\n" +
+		"/\n  Cache-Control: no-cache\n/index.html\n  Cache-Control: no-cache\n/viewer.html\n  Cache-Control: no-cache\n" +
 		"/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n")
 	return nil
 }
@@ -360,14 +371,19 @@ func appFlags() []string {
 	return []string{"-trimpath", "-ldflags=-s -w", "-gcflags=all=-l", "-gcflags=runtime="}
 }
 
-func buildApp(ctx context.Context, opt Options) ([]byte, error) {
+// buildApp builds web/app with the build tags tags ("": none).
+func buildApp(ctx context.Context, opt Options, tags string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "normgym-app-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "app.wasm")
-	cmd := exec.CommandContext(ctx, opt.Go, append([]string{"build"}, append(appFlags(), "-o", out, "./web/app")...)...)
+	flags := appFlags()
+	if tags != "" {
+		flags = append(flags, "-tags", tags)
+	}
+	cmd := exec.CommandContext(ctx, opt.Go, append([]string{"build"}, append(flags, "-o", out, "./web/app")...)...)
 	cmd.Dir = opt.Root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	var stderr bytes.Buffer

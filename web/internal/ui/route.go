@@ -10,6 +10,9 @@ const (
 	ModePlay  = "play"
 	ModeWatch = "watch"
 	ModeModel = "model"
+	// ModeTranscript replays a model's visit with its transcript
+	// (transcript.go).
+	ModeTranscript = "transcript"
 )
 
 // Route is what the URL fragment says: a mode and a visit, named either by
@@ -42,7 +45,7 @@ func ParseRoute(frag string) Route {
 		v = unescape(v)
 		switch k {
 		case "mode":
-			if v == ModePlay || v == ModeWatch || v == ModeModel || v == ModeJoin {
+			if v == ModePlay || v == ModeWatch || v == ModeModel || v == ModeJoin || v == ModeTranscript {
 				r.Mode = v
 			}
 		case "visit":
