@@ -92,12 +92,17 @@ deps: ## download Go modules
 
 wasm: $(SIM_WASM) ## build the sim module (GOOS=wasip1 reactor)
 
-$(SIM_WASM): $(GOFILES)
+# The catalog is embedded in sim.wasm and the binary: a norm file added,
+# changed or removed rebuilds both (the folder's own time changes when a
+# file is added or removed; a removed file is no prerequisite any more).
+CATALOG    = $(wildcard norms/catalog/*.json) norms/catalog
+
+$(SIM_WASM): $(GOFILES) $(CATALOG)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./wasm/module
 
 build: $(BIN) ## build ./bin/normgym with sim.wasm and the web app embedded (runs from any folder)
 
-$(BIN): $(SIM_WASM) $(GOFILES) $$(BUILD_DEPS)
+$(BIN): $(SIM_WASM) $(GOFILES) $(CATALOG) $$(BUILD_DEPS)
 	$(GO) build -trimpath -o $@ ./serve/cmd/normgym
 
 clean: ## remove build outputs

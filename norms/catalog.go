@@ -51,7 +51,21 @@ type Norm struct {
 	Rule      Rule    `json:"rule"`    // the machine form; JSON holds its canonical text
 	Statement string  `json:"statement"`
 	Tag       string  `json:"tag"` // TagCommonsense or TagCounterintuitive
+	// Also holds a compound norm's further rules ("A and B": Also is
+	// [B]); every one must be kept. JSON writes them in "rule" after Rule.
+	Also []Rule `json:"-"`
+	// Tier is 1 for the catalog's norms of one feature of one act, 2 for
+	// the harder tier (compound and conditional norms), which the public
+	// suites other than the harder tier's leave out.
+	Tier int `json:"tier"`
 }
+
+// Rules returns every rule of the norm: Rule, then Also.
+func (n Norm) Rules() []Rule { return append([]Rule{n.Rule}, n.Also...) }
+
+// RuleText is the canonical text of all the norm's rules, joined by
+// " and " (ParseRules reads it back).
+func (n Norm) RuleText() string { return JoinRules(n.Rules()) }
 
 // normJSON is Norm's JSON form, with the rule as text.
 type normJSON struct {
@@ -63,12 +77,18 @@ type normJSON struct {
 	Rule      string  `json:"rule"`
 	Statement string  `json:"statement"`
 	Tag       string  `json:"tag"`
+	Tier      int     `json:"tier,omitempty"`
 }
 
-// MarshalJSON writes the norm with its rule as canonical text under "rule".
+// MarshalJSON writes the norm with its rules as canonical text under
+// "rule", and its tier when it is not 1.
 func (n Norm) MarshalJSON() ([]byte, error) {
+	tier := n.Tier
+	if tier == 1 {
+		tier = 0
+	}
 	return json.Marshal(normJSON{n.ID, n.Family, n.Key, n.Value, n.Deontic,
-		n.Rule.String(), n.Statement, n.Tag})
+		n.RuleText(), n.Statement, n.Tag, tier})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; the rule text must parse.
@@ -77,11 +97,19 @@ func (n *Norm) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	r, err := Parse(j.Rule)
+	rs, err := ParseRules(j.Rule)
 	if err != nil {
 		return fmt.Errorf("norms: norm %s: %s", quote(j.ID), ruleProblem(j.Rule, err))
 	}
-	*n = Norm{j.ID, j.Family, j.Key, j.Value, j.Deontic, r, j.Statement, j.Tag}
+	tier := j.Tier
+	if tier == 0 {
+		tier = 1
+	}
+	*n = Norm{ID: j.ID, Family: j.Family, Key: j.Key, Value: j.Value, Deontic: j.Deontic, Rule: rs[0],
+		Statement: j.Statement, Tag: j.Tag, Also: rs[1:], Tier: tier}
+	if len(n.Also) == 0 {
+		n.Also = nil
+	}
 	return nil
 }
 
@@ -121,6 +149,17 @@ func Default() *Catalog {
 		defaultCat = c
 	})
 	return defaultCat
+}
+
+// DefaultFiles returns the files of the embedded catalog (what Default
+// loads), for callers that load them together with others: a
+// researcher's norm file checked as part of the catalog, say.
+func DefaultFiles() fs.FS {
+	sub, err := fs.Sub(embedded, "catalog")
+	if err != nil {
+		panic(err) // the embedded directory exists: TestDefaultLoads
+	}
+	return sub
 }
 
 // Version returns CatalogVersion, "+", and the first 8 hex digits of a
@@ -181,8 +220,10 @@ func isName(s string) bool {
 
 // fileJSON is the format of one catalog file; see catalog/README.md.
 type fileJSON struct {
-	Family string         `json:"family"`
-	Norms  []templateJSON `json:"norms"`
+	Family string `json:"family"`
+	// Tier is the family's tier: 1 (the default) or 2, the harder tier.
+	Tier  int            `json:"tier"`
+	Norms []templateJSON `json:"norms"`
 }
 
 type templateJSON struct {
@@ -204,18 +245,29 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("norms: catalog: %w", err)
 	}
-	c := &Catalog{byID: map[string]int{}}
-	h := sha256.New()
-	rules := map[string]string{} // canonical rule -> id
+	files := map[string][]byte{}
 	for _, e := range entries {
 		if e.IsDir() || path.Ext(e.Name()) != ".json" {
 			continue
 		}
-		name := e.Name()
-		data, err := fs.ReadFile(fsys, name)
+		data, err := fs.ReadFile(fsys, e.Name())
 		if err != nil {
-			return nil, fmt.Errorf("norms: catalog %s: %w", name, err)
+			return nil, fmt.Errorf("norms: catalog %s: %w", e.Name(), err)
 		}
+		files[e.Name()] = data
+	}
+	return LoadFiles(files)
+}
+
+// LoadFiles is Load for catalog files held in memory: files maps each
+// file's name to its contents, and the files are read in name order
+// (names need not end in .json).
+func LoadFiles(files map[string][]byte) (*Catalog, error) {
+	c := &Catalog{byID: map[string]int{}}
+	h := sha256.New()
+	rules := map[string]string{} // canonical rule -> id
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data := files[name]
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
 		h.Write(data)
 		fam, err := expandFile(name, data)
@@ -229,7 +281,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 			if _, dup := c.byID[n.ID]; dup {
 				return nil, fmt.Errorf("norms: catalog %s: duplicate norm id %q", name, n.ID)
 			}
-			text := n.Rule.String()
+			text := n.RuleText()
 			if other, dup := rules[text]; dup {
 				return nil, fmt.Errorf("norms: catalog %s: norm %s has the same rule as %s: %q", name, n.ID, other, text)
 			}
@@ -278,11 +330,21 @@ func expandFile(name string, data []byte) ([]Norm, error) {
 	if !isName(f.Family) {
 		return nil, fail("family %q: want a name of lower-case letters, digits, '-' or '_'", f.Family)
 	}
+	switch f.Tier {
+	case 0:
+		f.Tier = 1
+	case 1, 2:
+	default:
+		return nil, fail("tier %d: want 1 or 2", f.Tier)
+	}
 	var out []Norm
 	for i, t := range f.Norms {
 		ns, err := expandTemplate(f.Family, t)
 		if err != nil {
 			return nil, fail("norms[%d] (key %q): %v", i, t.Key, err)
+		}
+		for k := range ns {
+			ns[k].Tier = f.Tier
 		}
 		out = append(out, ns...)
 	}
@@ -352,12 +414,17 @@ func expandTemplate(family string, t templateJSON) ([]Norm, error) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := Parse(text)
+		rs, err := ParseRules(text)
 		if err != nil {
 			return nil, fmt.Errorf("norm %s: %s", id, ruleProblem(text, err))
 		}
-		if got := r.String(); got != text {
+		if got := JoinRules(rs); got != text {
 			return nil, fmt.Errorf("norm %s: rule %q is not canonical, write %q", id, text, got)
+		}
+		r := rs[0]
+		var also []Rule
+		if len(rs) > 1 {
+			also = rs[1:]
 		}
 		tag := t.Tag
 		if tv, ok := t.Tags[v]; ok {
@@ -367,7 +434,7 @@ func expandTemplate(family string, t templateJSON) ([]Norm, error) {
 			return nil, fmt.Errorf("norm %s: unknown tag %q (want %s or %s)", id, tag, TagCommonsense, TagCounterintuitive)
 		}
 		out = append(out, Norm{ID: id, Family: family, Key: t.Key, Value: v, Deontic: r.Deontic,
-			Rule: r, Statement: statement, Tag: tag})
+			Rule: r, Statement: statement, Tag: tag, Also: also})
 	}
 	return out, nil
 }

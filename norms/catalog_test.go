@@ -2,6 +2,8 @@ package norms_test
 
 import (
 	"encoding/json"
+	"io/fs"
+	"path"
 	"reflect"
 	"regexp"
 	"slices"
@@ -12,33 +14,69 @@ import (
 	"github.com/normgym/normgym/norms"
 )
 
-// TestDefaultLoads guards the embedded catalog: Default panics if it is broken.
+// catalogFiles reads the embedded catalog's files directly: each file's
+// family and its templates' values, in file order. The tests compare the
+// loaded catalog with them, so that adding a norm file needs no count
+// edited anywhere.
+func catalogFiles(t *testing.T) (families []string, sizes map[string]int) {
+	t.Helper()
+	entries, err := fs.ReadDir(norms.DefaultFiles(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes = map[string]int{}
+	for _, e := range entries {
+		if path.Ext(e.Name()) != ".json" {
+			continue
+		}
+		data, err := fs.ReadFile(norms.DefaultFiles(), e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Family string `json:"family"`
+			Norms  []struct {
+				Values []string `json:"values"`
+			} `json:"norms"`
+		}
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		families = append(families, f.Family)
+		for _, tpl := range f.Norms {
+			sizes[f.Family] += len(tpl.Values)
+		}
+	}
+	return families, sizes
+}
+
+// TestDefaultLoads guards the embedded catalog: Default panics if it is
+// broken. Its norms and families are those its files hold.
 func TestDefaultLoads(t *testing.T) {
 	c := norms.Default()
-	if got, want := len(c.Norms()), 38; got != want {
-		t.Errorf("len(Norms()) = %d, want %d", got, want)
+	families, sizes := catalogFiles(t)
+	total := 0
+	for _, n := range sizes {
+		total += n
 	}
-	if got, want := c.Families(), []string{"place", "resource", "time", "order", "social", "direction", "disposal"}; !slices.Equal(got, want) {
-		t.Errorf("Families() = %q, want %q", got, want)
+	if got, want := len(c.Norms()), total; got != want || got == 0 {
+		t.Errorf("len(Norms()) = %d, want %d (the files' values)", got, want)
 	}
-	if got, want := c.Version(), `^2\+[0-9a-f]{8}$`; !regexp.MustCompile(want).MatchString(got) {
+	if got, want := c.Families(), families; !slices.Equal(got, want) {
+		t.Errorf("Families() = %q, want %q (the files' families, in file order)", got, want)
+	}
+	if got, want := c.Version(), `^`+norms.CatalogVersion+`\+[0-9a-f]{8}$`; !regexp.MustCompile(want).MatchString(got) {
 		t.Errorf("Version() = %q, want it to match %s", got, want)
 	}
 }
 
 func TestFamilySizes(t *testing.T) {
 	c := norms.Default()
-	tests := []struct {
-		family string
-		want   int
-	}{
-		{"place", 9}, {"resource", 5}, {"time", 3}, {"order", 5},
-		{"social", 8}, {"direction", 4}, {"disposal", 4}, {"nosuch", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.family, func(t *testing.T) {
-			if got, want := len(c.Family(tt.family)), tt.want; got != want {
-				t.Errorf("len(Family(%q)) = %d, want %d", tt.family, got, want)
+	families, sizes := catalogFiles(t)
+	for _, fam := range append(families, "nosuch") {
+		t.Run(fam, func(t *testing.T) {
+			if got, want := len(c.Family(fam)), sizes[fam]; got != want {
+				t.Errorf("len(Family(%q)) = %d, want %d", fam, got, want)
 			}
 		})
 	}
@@ -331,5 +369,49 @@ func TestLoadErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCatalogBalance: the catalog is broad and balanced (issue: "the norm
+// space"): at least 60 norms in at least 8 families, at least a third of
+// them commonsense and a third counter-intuitive, and a harder tier of
+// compound norms in families of their own.
+func TestCatalogBalance(t *testing.T) {
+	c := norms.Default()
+	all := c.Norms()
+	tags := map[string]int{}
+	tier2, compound := 0, 0
+	for _, n := range all {
+		tags[n.Tag]++
+		if n.Tier == 2 {
+			tier2++
+		}
+		if len(n.Rules()) > 1 {
+			compound++
+		}
+	}
+	tests := []struct {
+		what      string
+		got, want int
+	}{
+		{"norms", len(all), 60},
+		{"families", len(c.Families()), 8},
+		{"commonsense norms × 3", 3 * tags[norms.TagCommonsense], len(all)},
+		{"counter-intuitive norms × 3", 3 * tags[norms.TagCounterintuitive], len(all)},
+		{"harder-tier norms", tier2, 1},
+		{"compound norms", compound, 1},
+	}
+	for _, tc := range tests {
+		if tc.got < tc.want {
+			t.Errorf("%s = %d, want at least %d", tc.what, tc.got, tc.want)
+		}
+	}
+	for _, fam := range c.Families() {
+		ns := c.Family(fam)
+		for _, n := range ns[1:] {
+			if n.Tier != ns[0].Tier {
+				t.Errorf("family %s mixes tiers %d and %d", fam, ns[0].Tier, n.Tier)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package norms
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -86,6 +87,48 @@ func Parse(s string) (Rule, error) {
 		return Rule{}, err
 	}
 	return r, nil
+}
+
+// ParseRules reads one rule or several joined by the word "and" (a
+// compound norm: "forbid step color=red phase=noon and require bow before
+// pick"), each in Parse's grammar. Errors point into s.
+func ParseRules(s string) ([]Rule, error) {
+	var out []Rule
+	start := 0
+	toks := tokenize(s)
+	for i := 0; i <= len(toks); i++ {
+		if i < len(toks) && toks[i].text != "and" {
+			continue
+		}
+		end := len(s)
+		if i < len(toks) {
+			end = toks[i].off
+		}
+		part := s[start:end]
+		r, err := Parse(part)
+		if err != nil {
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				return nil, &SyntaxError{Pos: se.Pos + start, Msg: se.Msg, Input: s}
+			}
+			return nil, err
+		}
+		out = append(out, r)
+		if i < len(toks) {
+			start = toks[i].off + len("and")
+		}
+	}
+	return out, nil
+}
+
+// JoinRules is the canonical text of rules: each Rule.String, joined by
+// " and ".
+func JoinRules(rs []Rule) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, " and ")
 }
 
 // MustParse is like Parse but panics if s does not parse. It is meant for
@@ -227,7 +270,7 @@ func (p *parser) event(after string) (Event, error) {
 // isWord reports whether s is a word of the grammar other than a qualifier.
 func isWord(s string) bool {
 	switch s {
-	case "forbid", "require", "before", "after", "except":
+	case "forbid", "require", "before", "after", "except", "and":
 		return true
 	}
 	return slices.Contains(Verbs(), s)

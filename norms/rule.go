@@ -75,8 +75,13 @@ func (e Event) Value(k string) (string, bool) {
 //	        to one after its action and was not after its previous action (quals: role, hat)
 //	bow     the agent bows (acts only)
 //	use     the agent uses the object on its tile (quals: object)
+//	give    the agent hands a good to another (quals: role and hat of the one given
+//	        to; phase, zone, terrain of the giver's tile)
+//	handle  the agent picks, puts down or gives (quals: phase, zone, object, terrain)
+//
+// The order is canonical; verbs added later come last.
 func Verbs() []string {
-	return []string{"step", "enter", "pick", "drop", "litter", "carry", "pass", "meet", "bow", "use"}
+	return []string{"step", "enter", "pick", "drop", "litter", "carry", "pass", "meet", "bow", "use", "give", "handle"}
 }
 
 // Keys lists the qualifier keys and, for each, the values it may take.

@@ -52,6 +52,8 @@ const (
 	evBow
 	evUse
 	evMeet // as a rule's event only: judged on the actor's history
+	evGive
+	evHandle
 )
 
 // compiledQual is a qualifier with the transition field it reads (attr
@@ -76,6 +78,8 @@ const (
 	fFromObject
 	fToObject
 	fUsed
+	fReceiverRole
+	fReceiverHat
 )
 
 // compileRule compiles r, appending its qualifiers to buf and returning
@@ -137,6 +141,10 @@ func compileEvent(ev *norms.Event, isEvent bool, buf []compiledQual) (compiledEv
 		c.verb = evBow
 	case "use":
 		c.verb = evUse
+	case "give":
+		c.verb = evGive
+	case "handle":
+		c.verb = evHandle
 	case "meet":
 		if isEvent {
 			c.verb = evMeet
@@ -191,6 +199,14 @@ func qualField(verb, key string) uint8 {
 			return fToObject
 		}
 		return fFromObject
+	case "role":
+		if verb == "give" {
+			return fReceiverRole
+		}
+	case "hat":
+		if verb == "give" {
+			return fReceiverHat
+		}
 	}
 	return fNever
 }
@@ -226,6 +242,10 @@ func (q *compiledQual) holds(tr *Transition) bool {
 		v = tr.ToTile.Object
 	case fUsed:
 		v = tr.UsedObject
+	case fReceiverRole:
+		v = tr.ReceiverRole
+	case fReceiverHat:
+		v = tr.ReceiverHat
 	default:
 		return false
 	}
@@ -273,6 +293,14 @@ func (c *compiledEvent) matches(f *Frame, tr *Transition) bool {
 		}
 	case evUse:
 		if tr.UsedObject == "" {
+			return false
+		}
+	case evGive:
+		if tr.Receiver < 0 {
+			return false
+		}
+	case evHandle:
+		if tr.Action.Verb != Pick && tr.Dropped == "" && tr.Receiver < 0 {
 			return false
 		}
 	default:
@@ -357,8 +385,9 @@ func (c *compiledRule) inert(step int) bool {
 		case evUse:
 			return step == stepUse
 		}
-		// pick, drop, litter, carry: nothing is picked, dropped or
-		// carried more; unknown verbs and "meet" as an act: never.
+		// pick, drop, litter, carry, give, handle: nothing is picked,
+		// dropped, given or carried more; unknown verbs and "meet" as an
+		// act: never.
 		return false
 	}
 	switch c.kind {

@@ -22,7 +22,7 @@ func randomRule(rng *rand.Rand) norms.Rule {
 		}
 		return qs
 	}
-	verbs := []string{"step", "enter", "pick", "drop", "litter", "carry", "pass", "bow", "use", "meet", "dance", ""}
+	verbs := []string{"step", "enter", "pick", "drop", "litter", "carry", "pass", "bow", "use", "meet", "give", "handle", "dance", ""}
 	r := norms.Rule{
 		Deontic: norms.Deontic(pick("forbid", "require", "allow")),
 		When:    pick("before", "after", ""),

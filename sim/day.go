@@ -18,7 +18,7 @@ const Days = 2
 // members (so walking up to them), and getting rid of litter.
 const (
 	PracticeSteps = 60
-	TestSteps     = 100
+	TestSteps     = 150
 	practiceGoods = 1 // into the basket
 	practiceGifts = 2 // to different members
 	testGoods     = 1
@@ -50,8 +50,10 @@ func (e *Visit) startDay(day int) {
 	e.frame = e.lay.frame.Clone()
 	e.frame.Step = 0
 	e.frame.Phase = phaseAt(0, e.lay.phaseOffset)
-	e.hist = make([]Hist, len(e.frame.Agents))
-	e.lastOK = make([]bool, len(e.frame.Agents))
+	e.hist = make([][]Hist, len(e.frame.Agents))
+	for i := range e.hist {
+		e.hist[i] = make([]Hist, len(e.rules))
+	}
 	e.lastPhase = ""
 	e.regrow = make([]int, len(e.frame.Tiles))
 	e.members = e.members[:0]

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"hash"
 
 	"github.com/normgym/normgym/norms"
@@ -15,7 +16,14 @@ import (
 // of litter; the etiquette of bows; a day with an act owed lasts one more
 // step; probe options drawn per visit; sanction events say what the
 // sanctioned one did and where.
-const Version = "4"
+//
+// Version 5: every layout leaves a compliant way through the errand under
+// any one-feature restriction of walking (passable); the test day has 150
+// steps; members harvest one good at a time; the text marks any agent's
+// act that did nothing, recaps the step that ended a day
+// (Observation.DayEnd) and lists the objects with their ground and
+// whether each source is ready.
+const Version = "5"
 
 // violation is a hidden record of a broken norm.
 type violation struct {
@@ -34,7 +42,7 @@ type Visit struct {
 	lay       layout
 	frame     *Frame
 	members   []*member
-	hist      []Hist
+	hist      [][]Hist // per agent, per rule
 	regrow    []int
 	task      Task
 	limit     int
@@ -50,8 +58,8 @@ type Visit struct {
 	trace     hash.Hash
 	srng      *rng              // sanction noise (Noisy); its own stream
 	pending   []pendingSanction // Delayed sanctions not yet given
-	lastOK    []bool            // per agent: its latest action was possible
 	lastPhase string            // the phase the latest step was taken in
+	dayEnd    string            // the recap line of the step that ended the previous day, on a day's first observation
 	bows      int               // members' bows so far
 	traceLine []byte            // the current tick's line of the trace
 	probe     *Probe
@@ -68,6 +76,9 @@ func NewVisit(id string) (*Visit, *Observation, error) { return NewVisitIn(norms
 // carries its version. Stepping is the same: with a catalog holding the
 // public norms, NewVisitIn gives NewVisit's trajectories and hashes.
 func NewVisitIn(cat *norms.Catalog, id string) (*Visit, *Observation, error) {
+	if n := len(cat.Families()); n < 2 {
+		return nil, nil, fmt.Errorf("sim: the catalog has %d family: a probe draws a wrong option from another family, so a catalog needs two at least", n)
+	}
 	v, err := ParseVisitIDIn(cat, id)
 	if err != nil {
 		return nil, nil, err
@@ -79,7 +90,7 @@ func NewVisitIn(cat *norms.Catalog, id string) (*Visit, *Observation, error) {
 			return nil, nil, err
 		}
 		e.norm = &n
-		e.rules = []norms.Rule{n.Rule}
+		e.rules = n.Rules()
 	}
 	e.traceVisit()
 	e.startDay(0)

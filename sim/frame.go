@@ -48,6 +48,8 @@ type Agent struct {
 	// Received counts goods this member was given today.
 	Received   int    `json:"received,omitempty"`
 	LastAction string `json:"last_action,omitempty"`
+	// Failed reports that LastAction was impossible and did nothing.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Carrying is the number of items the agent holds.
@@ -189,8 +191,10 @@ type Transition struct {
 	// CarryBefore and CarryAfter count the items the agent holds.
 	CarryBefore, CarryAfter int
 	Phase                   string
-	// Receiver is the agent index given to, or -1.
-	Receiver int
+	// Receiver is the agent index given to, or -1; ReceiverRole and
+	// ReceiverHat are that agent's role and hat.
+	Receiver                  int
+	ReceiverRole, ReceiverHat string
 }
 
 // Preview computes the transition of agent i doing a as if it stood at
@@ -270,6 +274,7 @@ func (f *Frame) Preview(i int, from Pos, a Action) Transition {
 			tr.Reason = "you have nothing to give"
 		default:
 			tr.OK, tr.Receiver = true, j
+			tr.ReceiverRole, tr.ReceiverHat = f.Agents[j].Role, f.Agents[j].Hat
 			tr.CarryAfter--
 		}
 	default:
@@ -320,6 +325,7 @@ func nothingHappens(object string) string {
 func (f *Frame) Apply(tr Transition) {
 	ag := &f.Agents[tr.Agent]
 	ag.LastAction = tr.Action.String()
+	ag.Failed = !tr.OK
 	if !tr.OK {
 		return
 	}

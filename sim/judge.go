@@ -158,6 +158,14 @@ func matches(f *Frame, ev *norms.Event, tr *Transition) bool {
 		if tr.UsedObject == "" {
 			return false
 		}
+	case "give":
+		if tr.Receiver < 0 {
+			return false
+		}
+	case "handle":
+		if tr.Action.Verb != Pick && tr.Dropped == "" && tr.Receiver < 0 {
+			return false
+		}
 	default:
 		return false
 	}
@@ -228,6 +236,11 @@ func attr(verb, key string, tr *Transition) (string, bool) {
 			return tr.UsedObject, true
 		}
 		return tile.Object, true
+	case "role":
+		// Of the one given to: "pass" and "meet" judge their agents apart.
+		return tr.ReceiverRole, verb == "give"
+	case "hat":
+		return tr.ReceiverHat, verb == "give"
 	}
 	return "", false
 }

@@ -34,9 +34,22 @@ type layout struct {
 }
 
 // newLayout draws day `day` of world w for the visit seed. It depends on
-// nothing else: not the norm, not the condition.
+// nothing else: not the norm, not the condition. A draw where some
+// single-feature way of keeping a norm would strand the newcomer
+// (passable) is drawn again from the same stream, so every layout holds a
+// compliant way through the errand and layouts that pass at once are
+// unchanged.
 func newLayout(w World, seed uint64, day int) layout {
 	r := newRNG("layout", w.Name, utoa(seed), itoa(day))
+	for {
+		if lay := drawLayout(w, r); passable(lay.frame) {
+			return lay
+		}
+	}
+}
+
+// drawLayout is one draw of a layout from r.
+func drawLayout(w World, r *rng) layout {
 	f := &Frame{Width: gridW, Height: gridH, Tiles: make([]Tile, gridW*gridH)}
 	colors := norms.Colors()
 	for y := 0; y < gridH; y++ {
@@ -60,21 +73,11 @@ func newLayout(w World, seed uint64, day int) layout {
 			f.At(Pos{x, y}).Zone = "market"
 		}
 	}
-	inMarket := func(p Pos) bool { return p.X >= market.Min.X && p.X <= market.Max.X && p.Y >= market.Min.Y }
-	free := func(p Pos) bool { t := f.At(p); return t.Object == "" && t.Walkable() }
-	// pick draws a free tile in rows y0..y1 that passes ok.
-	pick := func(y0, y1 int, ok func(Pos) bool) Pos {
-		for try := 0; ; try++ {
-			p := Pos{r.intn(gridW), y0 + r.intn(y1-y0+1)}
-			if free(p) && (ok == nil || ok(p) || try > 500) {
-				return p
-			}
-		}
-	}
+	d := drawer{f: f, r: r, market: market}
 	basket := Pos{market.Min.X + 1 + r.intn(3), market.Min.Y + 1 + r.intn(2)}
 	f.At(basket).Object = "basket"
 	for _, c := range r.perm(4) {
-		p := pick(0, bandTop-1, func(p Pos) bool {
+		p := d.pick(0, bandTop-1, func(p Pos) bool {
 			for _, q := range [8]Pos{{p.X - 1, p.Y - 1}, {p.X, p.Y - 1}, {p.X + 1, p.Y - 1}, {p.X - 1, p.Y},
 				{p.X + 1, p.Y}, {p.X - 1, p.Y + 1}, {p.X, p.Y + 1}, {p.X + 1, p.Y + 1}} {
 				if f.In(q) && f.At(q).Object == "source" {
@@ -86,34 +89,75 @@ func newLayout(w World, seed uint64, day int) layout {
 		t := f.At(p)
 		t.Object, t.ObjectColor, t.Stock = "source", colors[c], 1
 	}
-	well := pick(0, bandTop-1, nil)
+	well := d.pick(0, bandTop-1, nil)
 	f.At(well).Object = "well"
 	bottom := bandBottom + 1
-	bell := pick(bottom, gridH-1, func(p Pos) bool { return !inMarket(p) })
+	bell := d.pick(bottom, gridH-1, d.outside)
 	f.At(bell).Object = "bell"
-	bin := pick(bottom, gridH-1, func(p Pos) bool { return !inMarket(p) })
+	bin := d.pick(bottom, gridH-1, d.outside)
 	f.At(bin).Object = "bin"
-	// Obstacles: a few tiles of the world's obstacle in the open areas,
-	// redrawn until every walkable tile stays reachable.
-	if w.Obstacle != "" {
-		for placed := 0; placed < 3; {
-			y0, y1 := 0, bandTop-1
-			if r.intn(2) == 0 {
-				y0, y1 = bottom, gridH-1
-			}
-			p := pick(y0, y1, func(p Pos) bool { return !inMarket(p) })
-			old := f.At(p).Terrain
-			f.At(p).Terrain = w.Obstacle
-			if connected(f) {
-				placed++
-			} else {
-				f.At(p).Terrain = old
-			}
+	d.obstacles(w.Obstacle)
+	stations := d.agents(w, basket, well)
+	return layout{frame: f, stations: stations, phaseOffset: r.intn(3 * phaseLen)}
+}
+
+// drawer holds what drawing a layout's objects and agents shares.
+type drawer struct {
+	f      *Frame
+	r      *rng
+	market Zone
+}
+
+// outside reports whether p lies outside the market.
+func (d *drawer) outside(p Pos) bool {
+	m := d.market
+	return !(p.X >= m.Min.X && p.X <= m.Max.X && p.Y >= m.Min.Y)
+}
+
+// free reports whether p is walkable and holds no object.
+func (d *drawer) free(p Pos) bool { t := d.f.At(p); return t.Object == "" && t.Walkable() }
+
+// pick draws a free tile in rows y0..y1 that passes ok (after 500 tries,
+// any free tile).
+func (d *drawer) pick(y0, y1 int, ok func(Pos) bool) Pos {
+	for try := 0; ; try++ {
+		p := Pos{d.r.intn(gridW), y0 + d.r.intn(y1-y0+1)}
+		if d.free(p) && (ok == nil || ok(p) || try > 500) {
+			return p
 		}
 	}
-	// Agents: the newcomer first, then the members in role order.
+}
+
+// obstacles scatters three tiles of the world's obstacle in the open
+// areas, each redrawn until every walkable tile stays reachable.
+func (d *drawer) obstacles(obstacle string) {
+	if obstacle == "" {
+		return
+	}
+	f := d.f
+	for placed := 0; placed < 3; {
+		y0, y1 := 0, bandTop-1
+		if d.r.intn(2) == 0 {
+			y0, y1 = bandBottom+1, gridH-1
+		}
+		p := d.pick(y0, y1, d.outside)
+		old := f.At(p).Terrain
+		f.At(p).Terrain = obstacle
+		if connected(f) {
+			placed++
+		} else {
+			f.At(p).Terrain = old
+		}
+	}
+}
+
+// agents places the newcomer, then the members in role order, and
+// returns their stations.
+func (d *drawer) agents(w World, basket, well Pos) []Pos {
+	f, r := d.f, d.r
+	colors := norms.Colors()
 	hats := r.perm(4)
-	start := pick(gridH-2, gridH-1, func(p Pos) bool { return !inMarket(p) && chebyshev(p, market.Min) > 1 })
+	start := d.pick(gridH-2, gridH-1, func(p Pos) bool { return d.outside(p) && chebyshev(p, d.market.Min) > 1 })
 	f.Agents = append(f.Agents, Agent{ID: NewcomerID, Name: "you", Role: "newcomer", Pos: start})
 	stations := []Pos{start}
 	sources := objectTiles(f, "source")
@@ -121,22 +165,22 @@ func newLayout(w World, seed uint64, day int) layout {
 		var p Pos
 		switch role {
 		case "elder":
-			p = pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, well) <= 2 })
+			p = d.pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, well) <= 2 })
 		case "vendor":
 			// Two tiles north of the basket, on the way in from the band.
-			p = pick(bottom, gridH-1, func(p Pos) bool { return p == Pos{basket.X, basket.Y - 2} })
+			p = d.pick(bandBottom+1, gridH-1, func(p Pos) bool { return p == Pos{basket.X, basket.Y - 2} })
 		case "gardener":
 			s := sources[r.intn(len(sources))]
-			p = pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, s) == 1 })
+			p = d.pick(0, bandTop-1, func(p Pos) bool { return chebyshev(p, s) == 1 })
 		default:
 			// Two tiles north of the newcomer's start, on its way out.
-			p = pick(bottom, gridH-1, func(p Pos) bool { return p == Pos{start.X, start.Y - 2} })
+			p = d.pick(bandBottom+1, gridH-1, func(p Pos) bool { return p == Pos{start.X, start.Y - 2} })
 		}
 		name := w.Members[k]
 		f.Agents = append(f.Agents, Agent{ID: name, Name: name, Role: role, Hat: colors[hats[k]], Pos: p, Litter: 1})
 		stations = append(stations, p)
 	}
-	return layout{frame: f, stations: stations, phaseOffset: r.intn(3 * phaseLen)}
+	return stations
 }
 
 // drawBand colours the band and lays its terrains and zone gaps, redrawn

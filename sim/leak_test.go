@@ -45,9 +45,10 @@ func TestObservationHidesTheNorm(t *testing.T) {
 
 // stripped returns o without what may legitimately differ between norms
 // while every agent acts alike: sanction events (a member's reaction) and
-// events of an earlier day.
+// events and the recap of an earlier day.
 func stripped(o *sim.Observation) *sim.Observation {
 	c := *o
+	c.DayEnd = ""
 	c.Events = []sim.Event{}
 	for _, ev := range o.Events {
 		if ev.Kind != "sanction" && ev.Day == o.Day {

@@ -71,6 +71,9 @@ func newMember(agent int, role string, w World, seed uint64, day int, careful bo
 		}
 		target := Pos{r.intn(gridW), r.intn(gridH)}
 		count := 1 + r.intn(3)
+		if kind == "harvest" {
+			count = 1
+		}
 		careless := r.float() < m.propensity
 		m.errands = append(m.errands, errand{kind: kind, count: count, target: target, careless: careless})
 	}

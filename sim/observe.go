@@ -20,9 +20,14 @@ type Observation struct {
 	SanctionRadius int `json:"sanction_radius"`
 	// ActedIn is the phase the step just taken happened in ("" at the
 	// start of a day): the agents' last actions were taken then.
-	ActedIn string  `json:"acted_in,omitempty"`
-	Frame   Frame   `json:"frame"`
-	Events  []Event `json:"events"`
+	ActedIn string `json:"acted_in,omitempty"`
+	// DayEnd, on the first observation of a day after the first, is the
+	// recap line of the step that ended the previous day (what each agent
+	// did and where, as Text's "Step" line says it): the frame shows the
+	// new day, so it can no longer say it.
+	DayEnd string  `json:"day_end,omitempty"`
+	Frame  Frame   `json:"frame"`
+	Events []Event `json:"events"`
 	// Done reports that the visit is over.
 	Done bool `json:"done"`
 }
@@ -77,7 +82,7 @@ func (e *Visit) observe(o *Observation) {
 		World: w.Name, Day: e.day + 1, Days: Days,
 		Practice: e.day < Days-1, StepLimit: e.limit, Task: e.task,
 		Names:          w.names(),
-		SanctionRadius: SanctionRadius, ActedIn: e.lastPhase, Frame: frame,
+		SanctionRadius: SanctionRadius, ActedIn: e.lastPhase, DayEnd: e.dayEnd, Frame: frame,
 		Events: append(events[:0], e.events...), Done: e.over,
 	}
 	e.frame.CopyInto(&o.Frame)

@@ -20,6 +20,8 @@ type Goal struct {
 	Litter bool
 	// At, when set, is the one tile wanted.
 	At *Pos
+	// To, for Give, names the one member to give to (else any).
+	To string
 }
 
 // Plan returns agent i's next action towards goal g that breaks none of
@@ -391,7 +393,7 @@ func goalHere(f *Frame, i int, g *Goal, p Pos, rules []compiledRule, h uint32) (
 	if g.Verb == Give {
 		act.Target = ""
 		for j := 1; j < len(f.Agents); j++ {
-			if j != i && f.Agents[j].Received == 0 && chebyshev(p, f.Agents[j].Pos) <= 1 {
+			if j != i && f.Agents[j].Received == 0 && chebyshev(p, f.Agents[j].Pos) <= 1 && (g.To == "" || g.To == f.Agents[j].ID) {
 				act.Target = f.Agents[j].ID
 				break
 			}

@@ -230,7 +230,7 @@ func TestPlanPathMatchesReference(t *testing.T) {
 					}
 				}
 			}
-			a, _, _ := Plan(f, 0, goals[step%len(goals)], e.rules, e.hist[:1])
+			a, _, _ := Plan(f, 0, goals[step%len(goals)], e.rules, e.hist[0])
 			if rng.IntN(4) == 0 {
 				a = planSteps[rng.IntN(len(planSteps))]
 			}

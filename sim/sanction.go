@@ -47,7 +47,7 @@ func (e *Visit) give(i int, by string) {
 	u := e.world.Utterances[(f.Step+i)%len(e.world.Utterances)]
 	a := &f.Agents[i]
 	e.emit(Event{Kind: "sanction", By: by, To: a.ID, Text: u, Act: a.LastAction, At: a.Pos,
-		Did: didText(f, a, e.lastOK[i])})
+		Did: didText(f, a, !a.Failed)})
 	e.traceSanction(by, a.ID)
 }
 

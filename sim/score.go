@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/normgym/normgym/norms"
 )
@@ -106,7 +107,8 @@ type Probe struct {
 // The three wrong options are drawn per visit, from the visit's own
 // random stream, uniformly among all other norms of the catalog, redrawn
 // while all three share the rule's family (so at least one comes from
-// another family); the four are then shuffled. Given the four options,
+// another family), in random order, and the rule is put among them at a
+// place drawn from the seed (drawProbe). Given the four options,
 // each is therefore (almost exactly, see RATIONALE.md) equally likely to
 // be the rule: nothing in the options, the catalog or their order tells
 // which without playing.
@@ -115,7 +117,8 @@ func (e *Visit) Probe() *Probe {
 		return nil
 	}
 	if e.probe == nil {
-		e.probe = drawProbe(e.id.String(), *e.norm, e.cat.Norms())
+		same, _ := tierNorms(e.cat, Tier(*e.norm))
+		e.probe = drawProbe(e.id, *e.norm, same)
 	}
 	return e.probe
 }
@@ -124,8 +127,13 @@ func (e *Visit) Probe() *Probe {
 const probeQuestion = "Which of these was the community's unwritten rule?"
 
 // drawProbe draws the probe of visit id whose rule is n, from catalog.
-func drawProbe(id string, n norms.Norm, catalog []norms.Norm) *Probe {
-	r := newRNG("probe", id)
+// The rule's place among the options is the seed plus a hash of the
+// norm, condition and variant, modulo 4: uniform for a secret seed, and
+// balanced over the consecutive seeds a suite gives a norm under a
+// condition (so that "always the first option" scores chance on a suite
+// exactly, not chance give or take the suite's luck).
+func drawProbe(id VisitID, n norms.Norm, catalog []norms.Norm) *Probe {
+	r := newRNG("probe", id.String())
 	others := make([]norms.Norm, 0, len(catalog))
 	for _, m := range catalog {
 		if m.ID != n.ID {
@@ -142,14 +150,13 @@ func drawProbe(id string, n norms.Norm, catalog []norms.Norm) *Probe {
 			break
 		}
 	}
-	all := []string{n.Statement, wrong[0].Statement, wrong[1].Statement, wrong[2].Statement}
 	p := &Probe{Question: probeQuestion}
-	for k, j := range r.perm(len(all)) {
-		p.Options = append(p.Options, all[j])
-		if j == 0 {
-			p.correct = k
-		}
+	for _, j := range r.perm(len(wrong)) {
+		p.Options = append(p.Options, wrong[j].Statement)
 	}
+	rest := seedOf("probe-place", id.Norm, id.Condition, id.Variant)
+	p.correct = int((id.Seed%4 + rest%4) % 4)
+	p.Options = slices.Insert(p.Options, p.correct, n.Statement)
 	return p
 }
 

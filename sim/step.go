@@ -93,6 +93,7 @@ func (e *Visit) advance(a Action) (StepResult, error) {
 		return StepResult{}, err
 	}
 	e.events = e.events[:0]
+	e.dayEnd = ""
 	f := e.frame
 	e.lastPhase = f.Phase
 	e.traceTick(f.Step, a.String())
@@ -103,7 +104,7 @@ func (e *Visit) advance(a Action) (StepResult, error) {
 		if e.id.Condition == Solo {
 			ma = Action{Verb: Wait}
 		} else {
-			ma = m.act(f, e.rules, e.hist[m.agent:m.agent+1])
+			ma = m.act(f, e.rules, e.hist[m.agent])
 		}
 		e.traceAct(ma.String())
 		e.act(m.agent, ma)
@@ -124,7 +125,7 @@ func (e *Visit) advance(a Action) (StepResult, error) {
 	res := StepResult{}
 	// The errand is done once nothing is owed: an act owed under
 	// "require A after E" gets its step before the day ends.
-	if e.taskComplete() && !e.hist[0].Owe {
+	if e.taskComplete() && !owes(e.hist[0]) {
 		e.taskDone[e.day] = true
 		res.DayOver = true
 	} else if f.Step >= e.limit {
@@ -135,7 +136,7 @@ func (e *Visit) advance(a Action) (StepResult, error) {
 		// never come: the omission is certain now. Nobody is left to
 		// sanction it, but it counts.
 		for i := range e.hist {
-			if e.hist[i].Owe {
+			if owes(e.hist[i]) {
 				e.viol = append(e.viol, violation{day: e.day, step: f.Step, agent: i})
 			}
 		}
@@ -145,6 +146,7 @@ func (e *Visit) advance(a Action) (StepResult, error) {
 			res.Truncated = !res.Terminated
 		} else {
 			evs := append([]Event(nil), e.events...)
+			e.dayEnd = string(appendStepLine(nil, f, e.lastPhase))
 			e.startDay(e.day + 1)
 			e.events = append(evs, e.events...)
 		}
@@ -152,16 +154,38 @@ func (e *Visit) advance(a Action) (StepResult, error) {
 	return res, nil
 }
 
+// owes reports whether some rule's history owes an act.
+func owes(hs []Hist) bool {
+	for _, h := range hs {
+		if h.Owe {
+			return true
+		}
+	}
+	return false
+}
+
 // act applies agent i's action: judge it, apply it, sanction it if seen.
 func (e *Visit) act(i int, a Action) {
 	f := e.frame
 	tr := f.Preview(i, f.Agents[i].Pos, a)
+	// Every rule of a compound norm is judged, each with its own
+	// history; breaking any breaks the norm. A bow that one rule calls
+	// for is in place for all (Judge's etiquette applied to the set, as
+	// the planner applies it), judged on the histories before the bow.
 	violated := false
+	hs := e.hist[i]
+	bow := tr.OK && tr.Action.Verb == Bow && len(e.rules) > 0
+	called := false
 	for k := range e.rules {
-		violated, e.hist[i] = judge(f, &e.rules[k], &tr, e.hist[i])
+		called = called || (bow && bowCalledFor(&e.rules[k], hs[k]))
+		v, h := judgeRule(f, &e.rules[k], &tr, hs[k])
+		violated = violated || v
+		hs[k] = h
+	}
+	if bow && !called {
+		violated = true
 	}
 	f.Apply(tr)
-	e.lastOK[i] = tr.OK
 	if i > 0 && tr.OK && a.Verb == Bow {
 		e.bows++
 	}

@@ -48,7 +48,7 @@ func TestBlockedChangesNothing(t *testing.T) {
 				if err := json.Unmarshal(alt[k+1], &want); err != nil {
 					t.Fatal(err)
 				}
-				got.Frame.Agents[0].LastAction = sim.Wait
+				got.Frame.Agents[0].LastAction, got.Frame.Agents[0].Failed = sim.Wait, false
 				got.Events = slices.DeleteFunc(got.Events, func(ev sim.Event) bool { return ev.Kind == "blocked" })
 				if g, w := mustJSON(t, got), mustJSON(t, want); !bytes.Equal(g, w) {
 					t.Errorf("step %d: blocked %q, want the same observation as wait but the newcomer's last action and the blocked event:\n%s\n%s", k+1, actions[k], g, w)
@@ -230,9 +230,9 @@ func TestBlocked(t *testing.T) {
 				t.Errorf("blocked text = %q, want it to contain %q", got, want)
 			}
 			// A blocked action changes nothing of the newcomer but its
-			// last action.
+			// last action, marked as failed.
 			was, is := obs.Frame.Agents[0], res.Observation.Frame.Agents[0]
-			was.LastAction = a.String()
+			was.LastAction, was.Failed = a.String(), true
 			if is != was {
 				t.Errorf("blocked Step(%q): newcomer %+v, want %+v", a, is, was)
 			}

@@ -54,41 +54,12 @@ func SplitText(text string) (recap, view string) {
 
 func (o *Observation) appendRecap(b []byte) []byte {
 	f := &o.Frame
+	if o.DayEnd != "" {
+		b = append(b, o.DayEnd...)
+		b = append(b, '\n')
+	}
 	if o.ActedIn != "" {
-		// The day is the latest "Day N of 2 begins" line above.
-		b = append(b, "Step "...)
-		b = strconv.AppendInt(b, int64(f.Step), 10)
-		b = append(b, ", "...)
-		b = append(b, o.ActedIn...)
-		b = append(b, '.')
-		waited := 0
-		// Whoever waited is listed last, the newcomer too (unless its
-		// action did nothing: that is reported as what it tried).
-		waitedHere := func(k int) bool { return f.Agents[k].LastAction == Wait && !(k == 0 && blocked(o.Events)) }
-		for k := range f.Agents {
-			a := &f.Agents[k]
-			if waitedHere(k) {
-				waited++
-				continue
-			}
-			b = append(b, ' ')
-			b = append(b, a.Name...)
-			b = append(b, ' ')
-			b = appendAct(b, f, a, !(k == 0 && blocked(o.Events)))
-			b = append(b, ';')
-		}
-		if waited > 0 {
-			b = append(b, ' ')
-			sep := ""
-			for k := range f.Agents {
-				if waitedHere(k) {
-					b = append(b, sep...)
-					b = append(b, f.Agents[k].Name...)
-					sep = ", "
-				}
-			}
-			b = append(b, " wait;"...)
-		}
+		b = appendStepLine(b, f, o.ActedIn)
 		b = append(b, '\n')
 	}
 	for k := range o.Events {
@@ -114,6 +85,45 @@ func (o *Observation) appendRecap(b []byte) []byte {
 	return b
 }
 
+// appendStepLine appends the recap line of the step just taken in frame
+// f, in phase actedIn: "Step 5, morning. you north to 10,6 (yellow
+// stone); mara pick at 6,0 (path, red source), which did nothing; olek
+// wait;". Whoever waited is listed last. The day is the one the latest
+// "Day N of 2 begins" line started.
+func appendStepLine(b []byte, f *Frame, actedIn string) []byte {
+	b = append(b, "Step "...)
+	b = strconv.AppendInt(b, int64(f.Step), 10)
+	b = append(b, ", "...)
+	b = append(b, actedIn...)
+	b = append(b, '.')
+	waited := 0
+	for k := range f.Agents {
+		a := &f.Agents[k]
+		if a.LastAction == Wait {
+			waited++
+			continue
+		}
+		b = append(b, ' ')
+		b = append(b, a.Name...)
+		b = append(b, ' ')
+		b = appendAct(b, f, a, !a.Failed)
+		b = append(b, ';')
+	}
+	if waited > 0 {
+		b = append(b, ' ')
+		sep := ""
+		for k := range f.Agents {
+			if f.Agents[k].LastAction == Wait {
+				b = append(b, sep...)
+				b = append(b, f.Agents[k].Name...)
+				sep = ", "
+			}
+		}
+		b = append(b, " wait;"...)
+	}
+	return b
+}
+
 // appendMember appends who member a is and where: "mara (elder, red hat)
 // at 3,1".
 func appendMember(b []byte, a *Agent) []byte {
@@ -124,16 +134,6 @@ func appendMember(b []byte, a *Agent) []byte {
 	b = append(b, a.Hat...)
 	b = append(b, " hat) at "...)
 	return appendPos(b, a.Pos)
-}
-
-// blocked reports whether events say the newcomer's action did nothing.
-func blocked(evs []Event) bool {
-	for _, ev := range evs {
-		if ev.Kind == "blocked" {
-			return true
-		}
-	}
-	return false
 }
 
 // appendAct says in few words what agent a did in its latest action, as a
@@ -183,143 +183,6 @@ func didText(f *Frame, a *Agent, ok bool) string {
 		return "had just given something to " + target + " at " + where
 	}
 	return "had just done " + act + " at " + where
-}
-
-func (o *Observation) appendView(b []byte) []byte {
-	f := &o.Frame
-	n := &o.Names
-	kind := "test day"
-	if o.Practice {
-		kind = "practice day"
-	}
-	b = append(b, ViewMark...)
-	b = append(b, "day "...)
-	b = strconv.AppendInt(b, int64(o.Day), 10)
-	b = append(b, " of "...)
-	b = strconv.AppendInt(b, int64(o.Days), 10)
-	b = append(b, " ("...)
-	b = append(b, kind...)
-	b = append(b, ") · step "...)
-	b = strconv.AppendInt(b, int64(f.Step), 10)
-	b = append(b, " of "...)
-	b = strconv.AppendInt(b, int64(o.StepLimit), 10)
-	b = append(b, " · phase: "...)
-	b = append(b, f.Phase...)
-	b = append(b, "\nTask: "...)
-	b = append(b, o.Task.Text...)
-	b = append(b, " Done so far: "...)
-	me := &f.Agents[0]
-	b = strconv.AppendInt(b, int64(me.Delivered), 10)
-	b = append(b, " of "...)
-	b = strconv.AppendInt(b, int64(o.Task.Goods), 10)
-	b = append(b, " in the basket, "...)
-	b = strconv.AppendInt(b, int64(GiftsGiven(f)), 10)
-	b = append(b, " of "...)
-	b = strconv.AppendInt(b, int64(o.Task.Gifts), 10)
-	b = append(b, " members given one.\n"...)
-	if o.Told != "" {
-		b = append(b, "Community rule: "...)
-		b = append(b, o.Told...)
-		b = append(b, '\n')
-	}
-	b = append(b, "You (@) are at "...)
-	b = appendPos(b, me.Pos)
-	b = append(b, " on "...)
-	b = appendTile(b, f.At(me.Pos))
-	b = append(b, ", carrying "...)
-	b = n.appendCarrying(b, me)
-	b = append(b, ".\n\nMap (x grows east, y grows south):\n   "...)
-	b = o.appendMap(b)
-	b = append(b, "Legend: . path, _ floor, \" grass, : sand, = stone, ~ water, # wall; a letter after a symbol is the tile's colour "+
-		"(r red, b blue, y yellow, g green). T source ("...)
-	b = append(b, n.Source...)
-	b = append(b, ") with "...)
-	b = appendArticle(b, n.Goods)
-	b = append(b, " ready, its colour after it (t: none ready yet); B basket"...)
-	b = appendAka(b, n.Basket, "basket")
-	b = append(b, "; L bell"...)
-	b = appendAka(b, n.Bell, "bell")
-	b = append(b, "; W well"...)
-	b = appendAka(b, n.Well, "well")
-	b = append(b, "; X bin"...)
-	b = appendAka(b, n.Bin, "bin")
-	b = append(b, "; @ you, 1-"...)
-	b = strconv.AppendInt(b, int64(len(f.Agents)-1), 10)
-	b = append(b, " members. Litter here is "...)
-	b = appendArticle(b, n.Litter)
-	b = append(b, ".\nZones:"...)
-	for i := range f.Zones {
-		z := &f.Zones[i]
-		b = append(b, ' ')
-		b = append(b, z.Name...)
-		b = append(b, " x="...)
-		b = strconv.AppendInt(b, int64(z.Min.X), 10)
-		b = append(b, ".."...)
-		b = strconv.AppendInt(b, int64(z.Max.X), 10)
-		b = append(b, " y="...)
-		b = strconv.AppendInt(b, int64(z.Min.Y), 10)
-		b = append(b, ".."...)
-		b = strconv.AppendInt(b, int64(z.Max.Y), 10)
-		if i == len(f.Zones)-1 {
-			b = append(b, '.')
-		} else {
-			b = append(b, ';')
-		}
-	}
-	b = append(b, "\nMembers:\n"...)
-	for k := 1; k < len(f.Agents); k++ {
-		a := &f.Agents[k]
-		b = append(b, "  "...)
-		b = strconv.AppendInt(b, int64(k), 10)
-		b = append(b, ' ')
-		b = appendMember(b, a)
-		b = append(b, ", carrying "...)
-		b = n.appendCarrying(b, a)
-		if a.Received > 0 {
-			b = append(b, ", given one by you"...)
-		}
-		b = append(b, '\n')
-	}
-	if o.Done {
-		return append(b, "The visit is over.\n"...)
-	}
-	return append(b, "Actions: north, south, east, west, wait, pick, drop, use, bow, give <name>.\n"...)
-}
-
-// appendMap appends the map's column numbers (after the three spaces
-// already written) and one line per row: each tile's symbol and colour
-// letter, agents on top (@ the newcomer, 1-4 the members).
-func (o *Observation) appendMap(b []byte) []byte {
-	f := &o.Frame
-	for x := 0; x < f.Width; x++ {
-		b = appendPad2(append(b, ' '), x)
-	}
-	b = append(b, '\n')
-	var cellsArray [13 * 13][2]byte
-	cells := cellsArray[:0]
-	for i := range f.Tiles {
-		cells = append(cells, cell(&f.Tiles[i]))
-	}
-	for k := range f.Agents {
-		c := &cells[f.Agents[k].Pos.Y*f.Width+f.Agents[k].Pos.X]
-		if k == 0 {
-			c[0] = '@'
-		} else if c[0] != '@' {
-			c[0] = byte('0' + k)
-		}
-	}
-	for y := 0; y < f.Height; y++ {
-		b = append(appendPad2(b, y), ' ')
-		for x := 0; x < f.Width; x++ {
-			c := cells[y*f.Width+x]
-			b = append(b, ' ', c[0])
-			if c[1] != ' ' || x < f.Width-1 {
-				b = append(b, c[1])
-			}
-		}
-		b = append(b, '\n')
-	}
-	return b
 }
 
 // appendAka appends a world's own name for a kind of thing beside the

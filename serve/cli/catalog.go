@@ -11,7 +11,12 @@ import (
 )
 
 func cmdNorms(e *env) error {
-	fs := e.flags("norms", "[--json]", "Lists the norm catalog: id, family, deontic type, tag and statement.")
+	if handled, err := normsSubcommand(e); handled {
+		return err
+	}
+	fs := e.flags("norms", "[--json] | check [flags] FILE... | generate [flags]", "Lists the norm catalog: id, family, tier, deontic type, tag and statement.\n"+
+		"\"normgym norms check -h\" checks norm files against the validity floors;\n"+
+		"\"normgym norms generate -h\" writes fresh norms for a private suite.")
 	asJSON := fs.Bool("json", false, "print a JSON array of norms")
 	pos, err := e.parse(fs)
 	if err != nil {
@@ -25,9 +30,9 @@ func cmdNorms(e *env) error {
 		return writeJSON(e.stdout, cat.Norms())
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "ID\tFAMILY\tDEONTIC\tTAG\tSTATEMENT\n")
+	fmt.Fprintf(tw, "ID\tFAMILY\tTIER\tDEONTIC\tTAG\tSTATEMENT\n")
 	for _, n := range cat.Norms() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, n.Family, n.Deontic, n.Tag, n.Statement)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", n.ID, n.Family, sim.Tier(n), n.Deontic, n.Tag, n.Statement)
 	}
 	fmt.Fprintf(tw, "\n%d norms in %d families, catalog %s\n", len(cat.Norms()), len(cat.Families()), cat.Version())
 	return tw.Flush()

@@ -195,6 +195,8 @@ func TestReplayDetectsTampering(t *testing.T) {
 			"made by sim version 3; this replay runs sim version " + sim.Version + ": re-run the visit"},
 		{"old catalog", func(r *sim.Record) { r.Catalog = "1"; r.Actions = r.Actions[:1] },
 			"made with norm catalog version 1; this replay runs catalog version " + norms.Default().Version() + ": re-run the visit"},
+		{"old suite version", func(r *sim.Record) { r.Suite, r.SuiteVersion = "mini", "2" },
+			"made for suite mini version 2; this build's mini is version " + mustSuite(t, "mini").Version + " (its visits differ): re-run the suite"},
 	}
 	for _, tt := range tamper {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,6 +213,16 @@ func TestReplayDetectsTampering(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustSuite returns the suite called name.
+func mustSuite(t *testing.T, name string) sim.Suite {
+	t.Helper()
+	s, err := sim.LookupSuite(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestReplayMalformedFile(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -73,6 +74,16 @@ func liveServe(t *testing.T, label string, extra ...string) (url, key, db string
 	return url, key, db
 }
 
+// suiteSize is the number of visits of a public suite.
+func suiteSize(t *testing.T, name string) int {
+	t.Helper()
+	su, err := sim.LookupSuite(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(su.Visits)
+}
+
 // TestEvalServer plays the whole mini suite through a live server's
 // sealed sessions with eval --server: an interrupted run (--limit 4) is
 // continued to the suite's end, every visit is a sealed one the server
@@ -99,7 +110,8 @@ func TestEvalServer(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("the rest: exit %d, stderr %q", code, stderr)
 	}
-	if !strings.Contains(stdout, "60 sealed visits of 60 asked for") || !strings.Contains(stderr, "4 of 60 visits already in") {
+	miniN := suiteSize(t, "mini")
+	if !strings.Contains(stdout, fmt.Sprintf("%d sealed visits of %d asked for", miniN, miniN)) || !strings.Contains(stderr, fmt.Sprintf("4 of %d visits already in", miniN)) {
 		t.Errorf("summary:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	recs := readOut(t, out)
@@ -145,7 +157,7 @@ func TestEvalServer(t *testing.T) {
 	}
 	// Nothing left: a third run plays nothing.
 	calls := int(f.calls.Load())
-	if code, stdout, stderr := evalCLI(context.Background(), args()...); code != 0 || !strings.Contains(stdout, "60 sealed visits of 60 asked for") || f.calls.Load() != int64(calls) {
+	if code, stdout, stderr := evalCLI(context.Background(), args()...); code != 0 || !strings.Contains(stdout, fmt.Sprintf("%d sealed visits of %d asked for", miniN, miniN)) || f.calls.Load() != int64(calls) {
 		t.Errorf("a third run: exit %d, %s %s, %d requests", code, stdout, stderr, f.calls.Load()-int64(calls))
 	}
 	checkBoardCoverage(t, url, "mini", "remote-model", len(mini.Visits))

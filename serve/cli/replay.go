@@ -54,7 +54,7 @@ func cmdReplay(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "%d records replayed, %d matched, %d differ (sim %s)", total-other, total-bad, bad-other, short(eng.SHA256()))
 	if other > 0 {
-		fmt.Fprintf(e.stdout, "; %d of another sim or catalog version, not replayed", other)
+		fmt.Fprintf(e.stdout, "; %d of another sim, catalog or suite version, not replayed", other)
 	}
 	fmt.Fprintln(e.stdout)
 	if bad > 0 {
@@ -64,13 +64,18 @@ func cmdReplay(e *env) error {
 }
 
 // otherVersion says why a record another sim or catalog version made
-// cannot be replayed here ("" if it can): its visit plays differently.
+// cannot be replayed here ("" if it can): its visit plays differently;
+// or why a record made for another version of its suite is not counted:
+// the suite holds other visits now.
 func otherVersion(rec sim.Record) string {
 	if v := rec.SimVersion; v != sim.Version {
 		return fmt.Sprintf("made by sim version %s; this replay runs sim version %s: re-run the visit", none(v), sim.Version)
 	}
 	if v, now := rec.Catalog, norms.Default().Version(); v != now {
 		return fmt.Sprintf("made with norm catalog version %s; this replay runs catalog version %s: re-run the visit", none(v), now)
+	}
+	if s, err := sim.LookupSuite(rec.Suite); err == nil && rec.SuiteVersion != s.Version {
+		return fmt.Sprintf("made for suite %s version %s; this build's %s is version %s (its visits differ): re-run the suite", rec.Suite, none(rec.SuiteVersion), s.Name, s.Version)
 	}
 	return ""
 }

@@ -39,7 +39,13 @@ func TestVisitFlags(t *testing.T) {
 					return false
 				}
 			}
-			return len(v) == 28
+			want := 0 // counted from the suite, not by hand
+			for _, id := range mini.Visits {
+				if strings.Contains(id, "/solo/") || strings.Contains(id, "/told/") {
+					want++
+				}
+			}
+			return len(v) == want && want > 0
 		}},
 		{name: "filter by family and world", args: []string{"--filter", "family=place,world=park"}, want: func(v []string) bool {
 			for _, id := range v {

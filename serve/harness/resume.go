@@ -63,6 +63,9 @@ func (s Settings) Check(recs []sim.Record, simSHA, file string) error {
 		} else {
 			differ("sim version", orNone(r.SimVersion), sim.Version)
 			differ("catalog version", orNone(r.Catalog), norms.Default().Version())
+			if su, err := sim.LookupSuite(r.Suite); err == nil {
+				differ("suite version", orNone(r.SuiteVersion), su.Version)
+			}
 		}
 		if simSHA != "" {
 			differ("sim_sha256", Short(orNone(r.SimSHA256)), Short(simSHA))

@@ -9,10 +9,12 @@ import (
 )
 
 // tutorialVisits are the visits a room's guided first minute may use, one
-// per norm of the catalog, under observe: each shows a member sanctioned in
-// the newcomer's view within its first six steps, whatever the newcomer
-// does first (TestTutorialVisits). Their seeds are below every suite's, so
-// none is a visit of a suite.
+// per tier-1 norm of the catalog that a member can be seen breaking early
+// (the harder tier's compounds are no first minute), under observe: each shows a member sanctioned in the newcomer's view within
+// its first six steps, whatever the newcomer does first (TestTutorial).
+// Norms whose acts members never take (gifts) or take only later (the
+// basket, carrying more than two) have none. Their seeds are below every suite's,
+// so none is a visit of a suite.
 var tutorialVisits = [...]string{
 	"market/place.color=red/observe/s1",
 	"harbor/place.color=blue/observe/s2",
@@ -25,17 +27,28 @@ var tutorialVisits = [...]string{
 	"harbor/place.zone=plaza/observe/s7",
 	"orchard/resource.color=red/observe/s27",
 	"orchard/resource.color=blue/observe/s6",
-	"market/resource.color=yellow/observe/s30",
+	"market/resource.color=yellow/observe/s4",
 	"park/resource.color=green/observe/s7",
 	"orchard/resource.carry=1/observe/s4",
 	"harbor/time.rest=morning/observe/s1",
 	"orchard/time.rest=noon/observe/s1",
 	"harbor/time.rest=evening/observe/s1",
+	"orchard/time.hands=morning/observe/s6",
+	"market/time.hands=noon/observe/s3",
+	"orchard/time.hands=evening/observe/s4",
 	"orchard/order.bow=market/observe/s4",
+	"orchard/order.greet=market/observe/s4",
+	"orchard/order.greet=garden/observe/s1",
 	"park/order.bell=market/observe/s15",
 	"orchard/order.bow=pick/observe/s6",
 	"orchard/order.well=pick/observe/s5",
 	"park/order.bow=drop/observe/s8",
+	"orchard/order.well=market/observe/s4",
+	"orchard/order.well=litter/observe/s5",
+	"market/order.thanks=pick/observe/s1",
+	"orchard/order.bow=litter/observe/s5",
+	"orchard/order.bow=garden/observe/s1",
+	"orchard/order.bow=plaza/observe/s1",
 	"market/social.greet=elder/observe/s3",
 	"park/social.greet=vendor/observe/s8",
 	"orchard/social.greet=gardener/observe/s4",
@@ -46,12 +59,16 @@ var tutorialVisits = [...]string{
 	"market/social.avoid=green/observe/s3",
 	"park/direction.path=north/observe/s2",
 	"market/direction.path=south/observe/s1",
-	"park/direction.path=east/observe/s3",
-	"orchard/direction.path=west/observe/s6",
+	"park/direction.path=east/observe/s1",
+	"park/direction.path=west/observe/s3",
 	"orchard/disposal.at=bin/observe/s5",
 	"harbor/disposal.at=garden/observe/s10",
 	"harbor/disposal.at=plaza/observe/s21",
-	"park/disposal.at=sand/observe/s1",
+	"orchard/disposal.at=sand/observe/s5",
+	"orchard/disposal.at=grass/observe/s5",
+	"orchard/disposal.at=stone/observe/s5",
+	"orchard/disposal.at=well/observe/s5",
+	"orchard/disposal.at=bell/observe/s5",
 }
 
 // tutorialControl is the tutorial of a room that holds every norm: no

@@ -20,11 +20,25 @@ import (
 // visits used across the tests, both in suite mini: a norm visit (with a
 // probe) and control.
 const (
-	normVisit    = "orchard/place.color=red/observe/s100"
-	controlVisit = "orchard/none/control/s156"
+	normVisit = "orchard/place.color=red/observe/s100"
 	// noSuiteVisit is in no suite.
 	noSuiteVisit = "orchard/place.color=blue/observe/s17"
 )
+
+// controlVisit is mini's first control visit (its seed follows the
+// catalog's size, so it is looked up, not written down).
+var controlVisit = func() string {
+	mini, err := sim.LookupSuite("mini")
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range mini.Visits {
+		if strings.Contains(v, "/none/control/") {
+			return v
+		}
+	}
+	panic("mini has no control visit")
+}()
 
 func TestSubmitValid(t *testing.T) {
 	e := newEnv(t)

@@ -1,7 +1,8 @@
 // Package agents holds NormGym's baseline newcomers: random, greedy,
 // oracle, self (learns from its own sanctions), observer (infers the norm
-// from everyone's actions and sanctions) and the rituals (fixed caution
-// that needs no learning). Every baseline sees only the observation a
+// from everyone's actions and sanctions), counter (counts generic features
+// of sanctioned and unsanctioned acts and avoids the suspicious ones) and
+// the rituals (fixed caution that needs no learning). Every baseline sees only the observation a
 // model gets; the oracle alone is also handed the norm, and only through
 // NewOracle.
 package agents
@@ -30,7 +31,7 @@ const Oracle = "oracle"
 // Names lists the baselines in canonical order: the learners and their
 // bounds, then the rituals (fixed caution that needs no learning).
 func Names() []string {
-	return append([]string{"random", "greedy", Oracle, "self", "observer"}, RitualNames()...)
+	return append([]string{"random", "greedy", Oracle, "self", "observer", Counter}, RitualNames()...)
 }
 
 // New returns a fresh baseline called name that sees only what a model
@@ -49,6 +50,8 @@ func New(name string) (Policy, error) {
 		return newLearner(false), nil
 	case "observer":
 		return newLearner(true), nil
+	case Counter:
+		return newCounter(), nil
 	}
 	if r, ok := lookupRitual(name); ok {
 		return r, nil
@@ -62,7 +65,7 @@ func NewOracle(n *norms.Norm) Policy {
 	if n == nil {
 		return &oracle{}
 	}
-	return &oracle{rules: []norms.Rule{n.Rule}, statement: n.Statement}
+	return &oracle{rules: n.Rules(), statement: n.Statement}
 }
 
 // Run plays a whole visit with policy p (the probe included) and returns
@@ -78,8 +81,11 @@ func Run(visit string, p Policy) (*sim.Visit, error) {
 
 // Play plays a whole visit with the baseline called name and returns the
 // finished environment. Only the oracle is handed the visit's norm.
-func Play(visit, name string) (*sim.Visit, error) {
-	env, obs, err := sim.NewVisit(visit)
+func Play(visit, name string) (*sim.Visit, error) { return PlayIn(norms.Default(), visit, name) }
+
+// PlayIn is Play for a visit whose norm is in cat (sim.NewVisitIn).
+func PlayIn(cat *norms.Catalog, visit, name string) (*sim.Visit, error) {
+	env, obs, err := sim.NewVisitIn(cat, visit)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +183,7 @@ type oracle struct {
 
 func (p *oracle) Act(o *sim.Observation) sim.Action {
 	hists := p.own.update(o, p.rules)
-	a, ok := taskAction(o, p.rules, hists)
+	a, ok := patientAction(o, p.rules, hists)
 	if !ok {
 		// No compliant way now (a member in the way, say): wait for one
 		// if waiting itself breaks nothing, else do the errand regardless.
@@ -211,95 +217,6 @@ func (p *oracle) Answer(pr *sim.Probe) int {
 		}
 	}
 	return 0
-}
-
-// taskAction returns the next action for the observation's errand while
-// respecting rules (with the newcomer's histories for them); ok is false
-// when the errand cannot go on without breaking one. The errand is done
-// the greedy way: pick every good needed, then deliver them (into the
-// basket or to members, whichever is nearer), and get rid of the litter
-// last — unless a carrying limit in rules asks for fewer things at once.
-func taskAction(o *sim.Observation, rules []norms.Rule, hists []sim.Hist) (sim.Action, bool) {
-	f := &o.Frame
-	me := &f.Agents[0]
-	t := o.Task
-	capacity := t.Picks() + 1
-	for _, r := range rules {
-		if r.Deontic == norms.Forbid && r.Event.Verb == "carry" {
-			if v, ok := r.Event.Value("over"); ok && int(v[0]-'0') < capacity {
-				capacity = int(v[0] - '0')
-			}
-		}
-	}
-	toBasket := max(t.Goods-me.Delivered, 0)
-	toGive := max(t.Gifts-sim.GiftsGiven(f), 0)
-	need := toBasket + toGive - me.Goods
-	litter := t.Litter && me.Litter > 0
-	plan := func(g sim.Goal) (sim.Action, []sim.Action, bool) {
-		path, final, now, ok := sim.PlanPath(f, 0, g, rules, hists)
-		switch {
-		case !ok:
-			return sim.Action{Verb: sim.Wait}, nil, false
-		case len(path) > 0:
-			return path[0], path, true
-		case now:
-			return final, path, true
-		}
-		return sim.Action{Verb: sim.Wait}, path, true
-	}
-	// stay waits where the newcomer stands, paying any act still owed
-	// (a bow, say) first.
-	stay := func() (sim.Action, bool) {
-		here := me.Pos
-		a, _, ok := plan(sim.Goal{Verb: sim.Wait, At: &here})
-		return a, ok
-	}
-	deliver := func() (sim.Action, bool) {
-		var best sim.Action
-		bestLen, found := 0, false
-		for _, g := range []sim.Goal{{Verb: sim.Drop, Object: "basket"}, {Verb: sim.Give}} {
-			if (g.Verb == sim.Drop && toBasket == 0) || (g.Verb == sim.Give && toGive == 0) {
-				continue
-			}
-			if a, path, ok := plan(g); ok && (!found || len(path) < bestLen) {
-				best, bestLen, found = a, len(path), true
-			}
-		}
-		return best, found
-	}
-	switch {
-	case need > 0 && me.Goods+me.Litter < capacity: // me.Carrying(), without copying me
-		if a, _, ok := plan(sim.Goal{Verb: sim.Pick, Object: "source"}); ok {
-			return a, true
-		}
-		if me.Goods > 0 {
-			return deliver()
-		}
-		if !anyReady(f) {
-			return stay() // nothing ready to pick yet
-		}
-		return sim.Action{Verb: sim.Wait}, false
-	case need > 0 && litter && me.Goods == 0:
-		// Hands full of litter alone: get rid of it to make room.
-		a, _, ok := plan(sim.Goal{Verb: sim.Drop, Litter: true})
-		return a, ok
-	case me.Goods > 0 && toBasket+toGive > 0:
-		return deliver()
-	case litter:
-		a, _, ok := plan(sim.Goal{Verb: sim.Drop, Litter: true})
-		return a, ok
-	}
-	return stay() // errand done
-}
-
-// anyReady reports whether some source has goods ready.
-func anyReady(f *sim.Frame) bool {
-	for i := range f.Tiles {
-		if t := &f.Tiles[i]; t.Object == "source" && t.Stock > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // ownHistory tracks the newcomer's own requirement histories for a rule

@@ -110,7 +110,7 @@ func Example_customAgent() {
 	}
 	// Output:
 	// orchard/place.color=red/observe/s17: joint true (task true, violations [0 0], sanctioned 0); probe: "Do not step on red tiles.", right: true
-	// orchard/place.color=blue/observe/s17: joint false (task true, violations [2 4], sanctioned 6); probe: "Bow before you put anything down.", right: false
+	// orchard/place.color=blue/observe/s17: joint false (task true, violations [2 4], sanctioned 6); probe: "Put things on the ground only on sand.", right: false
 	// market/none/control/s4: joint true (task true, violations [0 0], sanctioned 0)
 }
 

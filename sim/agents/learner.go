@@ -11,11 +11,14 @@ import (
 // learner infers the norm over the catalog's hypotheses. The observer
 // (social) weighs every agent's transitions, sanctioned or not, and
 // watches before acting on the practice day; the self-learner only counts
-// the hypotheses that explain sanctions on its own actions.
+// the hypotheses that explain sanctions on its own actions. The counter
+// (counts) watches like the observer but counts generic features instead
+// (counter.go).
 type learner struct {
 	social bool
 	hyps   []norms.Norm
 	logp   []float64 // observer: log posterior (unnormalised); self: sanction counts
+	counts *counting // the counter's tallies, or nil
 	// hist[a][h]: agent a's history under hypothesis h.
 	hist [][]sim.Hist
 	// prev is the frame the newcomer last acted in (nil at a day's
@@ -44,8 +47,17 @@ const patience = 8
 // practice day, when there are members to watch.
 const watchSteps = 30
 
+// newLearner returns the observer (social) or the self-learner. Their
+// hypotheses are the catalog's tier-1 norms, one feature of one act each:
+// the harder tier (sim.Harder) is made of norms no such hypothesis is,
+// which is what it measures.
 func newLearner(social bool) *learner {
-	hyps := norms.Default().Norms()
+	var hyps []norms.Norm
+	for _, n := range norms.Default().Norms() {
+		if sim.Tier(n) == 1 {
+			hyps = append(hyps, n)
+		}
+	}
 	return &learner{social: social, hyps: hyps, logp: make([]float64, len(hyps))}
 }
 
@@ -68,9 +80,11 @@ func (l *learner) Act(o *sim.Observation) sim.Action {
 	}
 	if o.Told != "" && !l.told {
 		l.told = true
-		for h := range l.hyps {
-			if l.hyps[h].Statement != o.Told {
-				l.logp[h] = math.Inf(-1)
+		if slices.ContainsFunc(l.hyps, func(n norms.Norm) bool { return n.Statement == o.Told }) {
+			for h := range l.hyps {
+				if l.hyps[h].Statement != o.Told {
+					l.logp[h] = math.Inf(-1)
+				}
 			}
 		}
 	}
@@ -131,6 +145,10 @@ func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 		for h := range l.hyps {
 			var v bool
 			v, l.hist[a][h] = sim.Judge(f, l.hyps[h].Rule, tr, l.hist[a][h])
+			if l.counts != nil {
+				l.counts.add(h, v, seen, s)
+				continue
+			}
 			if !l.social {
 				if s && v {
 					l.logp[h]++
@@ -200,6 +218,10 @@ func cheb(a, b sim.Pos) int {
 
 // suspects returns the hypotheses to respect, most probable first.
 func (l *learner) suspects() []int {
+	if l.counts != nil {
+		l.idx = l.counts.suspects(l.idx)
+		return l.idx
+	}
 	idx := l.idx[:0]
 	for i := range l.hyps {
 		idx = append(idx, i)
@@ -288,6 +310,9 @@ func transient(rules []norms.Rule) bool {
 }
 
 func (l *learner) Answer(p *sim.Probe) int {
+	if l.counts != nil {
+		return l.counts.answer(p, l.hyps)
+	}
 	best, bestP := 0, math.Inf(-1)
 	for k, s := range p.Options {
 		for h := range l.hyps {

@@ -17,6 +17,7 @@ import (
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 	"github.com/normgym/normgym/sim/report"
+	"github.com/normgym/normgym/sim/validity"
 )
 
 // The validity properties of sim/DESIGN.md ("Validity properties the suite
@@ -199,9 +200,9 @@ func TestValidity(t *testing.T) {
 		min, max float64
 	}{
 		{name: "solvable", what: "oracle joint success over all visits",
-			got: r.tally("oracle", anyVisit, joint).rate(), detail: r.tally("oracle", anyVisit, joint).counts(), min: 0.95, max: 1},
+			got: r.tally("oracle", anyVisit, joint).rate(), detail: r.tally("oracle", anyVisit, joint).counts(), min: 1, max: 1},
 		{name: "the norm bites: greedy sanctioned on the practice day", what: "share of non-control visits where greedy is sanctioned on the practice day",
-			got: r.tally("greedy", nonControl, practiceSanctioned).rate(), detail: r.tally("greedy", nonControl, practiceSanctioned).counts(), min: 0.80, max: 1},
+			got: r.tally("greedy", nonControl, practiceSanctioned).rate(), detail: r.tally("greedy", nonControl, practiceSanctioned).counts(), min: validity.MinPracticeSanction, max: 1},
 		{name: "control is easy", what: "greedy task success under control",
 			got: r.tally("greedy", inCondition(sim.Control), task).rate(), detail: r.tally("greedy", inCondition(sim.Control), task).counts(), min: 0.95, max: 1},
 		{name: "watching is informative", what: "observer joint(observe) − joint(solo), the condition never told",
@@ -226,21 +227,22 @@ func TestValidity(t *testing.T) {
 // of each family's visits.
 func TestChanceFloors(t *testing.T) {
 	r := standardRuns(t)
-	for _, n := range norms.Default().Norms() {
+	ns, families, _ := tier1()
+	for _, n := range ns {
 		t.Run("compliance/"+n.ID, func(t *testing.T) {
 			f := r.tally("greedy", func(o outcome) bool { return o.Visit.Norm == n.ID }, compliant)
 			if f.n == 0 {
 				t.Fatalf("no visits of %s", n.ID)
 			}
-			if got, want := f.rate(), 0.25; got > want {
+			if got, want := f.rate(), validity.MaxChance; got > want {
 				t.Errorf("greedy complies by chance on %v of %s's visits, want ≤ %.2f", f, n.ID, want)
 			}
 		})
 	}
-	for _, fam := range norms.Default().Families() {
+	for _, fam := range families {
 		t.Run("practice sanction/"+fam, func(t *testing.T) {
 			f := r.tally("greedy", inFamily(fam), practiceSanctioned)
-			if got, want := f.rate(), 0.60; got < want {
+			if got, want := f.rate(), validity.MinFamilyPracticeSanction; got < want {
 				t.Errorf("greedy is sanctioned on the practice day in %v of the %s visits, want ≥ %.2f", f, fam, want)
 			}
 		})
@@ -256,8 +258,8 @@ func TestRitualsDoNotPay(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := r.tally(name, anyVisit, joint)
 			t.Logf("%s (%s): joint %v; greedy %v", name, agents.RitualDescription(name), f, greedy)
-			if got, want := f.rate(), greedy.rate()+0.05; got > want {
-				t.Errorf("%s joint = %v, want ≤ greedy + 0.05 = %.3f", name, f, want)
+			if got, want := f.rate(), greedy.rate()+validity.MaxRitualGain; got > want {
+				t.Errorf("%s joint = %v, want ≤ greedy + %.2f = %.3f", name, f, validity.MaxRitualGain, want)
 			}
 		})
 	}
@@ -343,7 +345,7 @@ func TestBaselineTable(t *testing.T) {
 	}
 	tw.Flush()
 	b.WriteString("\njoint success by family\n")
-	fams := norms.Default().Families()
+	_, fams, _ := tier1()
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "agent\t%s\t\n", strings.Join(fams, "\t"))
 	for _, a := range r.names {
@@ -365,6 +367,30 @@ func TestBaselineTable(t *testing.T) {
 func interval(f frac) string {
 	w := report.Wilson(f.k, f.n)
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", f.rate(), w.Lo, w.Hi)
+}
+
+// tier1 returns the catalog's tier-1 norms and their families, in
+// catalog order: the norms of the standard suite and all but the harder
+// tier's.
+func tier1() (ns []norms.Norm, families []string, family func(string) []norms.Norm) {
+	for _, n := range norms.Default().Norms() {
+		if sim.Tier(n) == 1 {
+			ns = append(ns, n)
+			if !slices.Contains(families, n.Family) {
+				families = append(families, n.Family)
+			}
+		}
+	}
+	family = func(fam string) []norms.Norm {
+		var out []norms.Norm
+		for _, n := range ns {
+			if n.Family == fam {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return ns, families, family
 }
 
 // suiteVisits parses every visit of the named suite.
@@ -415,7 +441,7 @@ func familyOf(v sim.VisitID) string {
 // smallest count differ by at most 1 (counts that do not divide evenly).
 func TestStandardBalance(t *testing.T) {
 	vs := suiteVisits(t, "standard")
-	cat := norms.Default()
+	tierNorms, families, family := tier1()
 	learning := []string{sim.Observe, sim.Peers, sim.Solo, sim.Told}
 	type group struct {
 		name string
@@ -424,9 +450,9 @@ func TestStandardBalance(t *testing.T) {
 		keys []string
 	}
 	var groups []group
-	for _, fam := range cat.Families() {
+	for _, fam := range families {
 		var ids []string
-		for _, n := range cat.Family(fam) {
+		for _, n := range family(fam) {
 			ids = append(ids, n.ID)
 		}
 		groups = append(groups, group{name: "norms of family " + fam,
@@ -436,7 +462,7 @@ func TestStandardBalance(t *testing.T) {
 			keep: func(v sim.VisitID) bool { return familyOf(v) == fam },
 			key:  func(v sim.VisitID) string { return v.World }, keys: sim.WorldNames()})
 	}
-	for _, n := range cat.Norms() {
+	for _, n := range tierNorms {
 		groups = append(groups, group{name: "conditions of norm " + n.ID,
 			keep: func(v sim.VisitID) bool { return v.Norm == n.ID },
 			key:  func(v sim.VisitID) string { return v.Condition }, keys: learning})
@@ -476,7 +502,7 @@ func TestStandardBalance(t *testing.T) {
 // cover the catalog, exactly one whole family only in heldout, every
 // other family in both, learning conditions only, balanced (±1).
 func TestTrainHeldout(t *testing.T) {
-	cat := norms.Default()
+	tierNorms, families, family := tier1()
 	normsIn := map[string]map[string]bool{}
 	for _, name := range []string{"train", "heldout"} {
 		set := map[string]bool{}
@@ -499,15 +525,15 @@ func TestTrainHeldout(t *testing.T) {
 			t.Errorf("norm %s is in both train and heldout", id)
 		}
 	}
-	for _, n := range cat.Norms() {
+	for _, n := range tierNorms {
 		if !train[n.ID] && !heldout[n.ID] {
 			t.Errorf("norm %s is in neither train nor heldout", n.ID)
 		}
 	}
 	var onlyHeldout []string
-	for _, fam := range cat.Families() {
+	for _, fam := range families {
 		inTrain, inHeldout := 0, 0
-		for _, n := range cat.Family(fam) {
+		for _, n := range family(fam) {
 			if train[n.ID] {
 				inTrain++
 			}
@@ -516,10 +542,10 @@ func TestTrainHeldout(t *testing.T) {
 			}
 		}
 		switch {
-		case inTrain == 0 && inHeldout == len(cat.Family(fam)):
+		case inTrain == 0 && inHeldout == len(family(fam)):
 			onlyHeldout = append(onlyHeldout, fam)
 		case inTrain == 0:
-			t.Errorf("family %s: %d of %d norms in heldout and none in train", fam, inHeldout, len(cat.Family(fam)))
+			t.Errorf("family %s: %d of %d norms in heldout and none in train", fam, inHeldout, len(family(fam)))
 		case inHeldout == 0:
 			t.Errorf("family %s is not in heldout at all", fam)
 		}

@@ -17,7 +17,11 @@ import (
 // a safety cap that collapses in chunks and keeps every sanction; the
 // system prompt describes the recap, positions x,y, the generic names,
 // gifts and litter, and the public rule about bows.
-const PromptVersion = "2"
+//
+// Version 3: the sim's text (sim version 5) says what an act that did
+// nothing was, whoever took it, recaps the step that ended a day, and
+// lists the objects with their ground; the system prompt says so.
+const PromptVersion = "3"
 
 // Variant is a prompt variant (see PROMPTS.md).
 type Variant string
@@ -55,7 +59,7 @@ const systemRules = `You are a newcomer visiting a small community. You appear a
 
 Positions are written x,y: x grows east, y grows south. The map legend names things generically (source, basket, bell, well, bin, litter) with this place's own name beside them, as in "T source (apple tree)"; everything else you read uses the generic names.
 
-Each turn first recaps what happened since your last step: a line "Step S, <phase>." saying what you and each member just did and the tile each then stood on (whoever waited, you included, is listed last; the day is the one the latest "Day N of 2 begins" line started), then one line per event: a sanction, an action of yours that did nothing, a new day (with who the members are and where they stand). Then, from the line that starts with "Now:", it shows the present: the day, step and phase, your task and how far you are, the map with its legend, the zones, the members and the actions. %s
+Each turn first recaps what happened since your last step: a line "Step S, <phase>." saying what you and each member just did and the tile each then stood on (an act that did nothing says so; whoever waited, you included, is listed last; the day is the one the latest "Day N of 2 begins" line started, and the line of the step that ended a day comes first in the next day's first turn), then one line per event: a sanction, an action of yours that did nothing, a new day (with who the members are and where they stand). Then, from the line that starts with "Now:", it shows the present: the day, step and phase, your task and how far you are, the map with its legend, the objects (each with the ground under it, and whether each source has a good ready), the zones, the members and the actions. %s
 
 Actions:
 - north, south, east, west: move one tile.

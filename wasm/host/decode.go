@@ -340,6 +340,7 @@ func (r *reader) observation() *sim.Observation {
 	r.lit(`,"sanction_radius":`)
 	o.SanctionRadius = r.int()
 	o.ActedIn = r.strField(`,"acted_in":`)
+	o.DayEnd = r.strField(`,"day_end":`)
 	r.lit(`,"frame":`)
 	r.frame(&o.Frame)
 	r.lit(`,"events":`)
@@ -387,6 +388,7 @@ func (r *reader) frame(f *sim.Frame) {
 		a.Delivered = r.int()
 		a.Received = r.intField(`,"received":`)
 		a.LastAction = r.strField(`,"last_action":`)
+		a.Failed = r.opt(`,"failed":true`)
 		r.lit(`}`)
 		return a
 	})

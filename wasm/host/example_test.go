@@ -46,6 +46,6 @@ func Example() {
 	fmt.Println("match", res.Match, "diffs", res.Diffs)
 	// Output:
 	// day 1 step 0
-	// steps [60 100] task false
+	// steps [60 150] task false
 	// match false diffs [hash]
 }

@@ -78,6 +78,7 @@ func appendObservation(b []byte, o *sim.Observation, tc *visitCache) []byte {
 	b = append(b, '}')
 	b = appendInt(append(b, `,"sanction_radius":`...), o.SanctionRadius)
 	b = appendStringField(b, `,"acted_in":`, o.ActedIn)
+	b = appendStringField(b, `,"day_end":`, o.DayEnd)
 	b = appendFrame(append(b, `,"frame":`...), &o.Frame, tc)
 	b = appendEvents(append(b, `,"events":`...), o.Events)
 	b = appendBool(append(b, `,"done":`...), o.Done)
@@ -214,6 +215,9 @@ func appendAgent(b []byte, a *sim.Agent) []byte {
 	b = appendInt(append(b, `,"delivered":`...), a.Delivered)
 	b = appendIntField(b, `,"received":`, a.Received)
 	b = appendStringField(b, `,"last_action":`, a.LastAction)
+	if a.Failed { // omitempty
+		b = append(b, `,"failed":true`...)
+	}
 	return append(b, '}')
 }
 
