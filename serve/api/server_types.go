@@ -91,6 +91,10 @@ type RunSummary struct {
 	Sanctions  int   `json:"sanctions"`
 	// ProbeCorrect is nil when the run has no probe answer.
 	ProbeCorrect *bool `json:"probe_correct,omitempty"`
+	// Held reports a classroom run whose visit and probe verdict are held
+	// back until the teacher reveals the rule (Visit and ProbeCorrect are
+	// then empty).
+	Held bool `json:"held,omitempty"`
 }
 
 // Runs is GET /api/runs (the pseudonym in ParticipantHeader).

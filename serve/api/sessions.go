@@ -138,6 +138,10 @@ type SessionResult struct {
 	// Record is the whole record, for sessions whose visit may be
 	// revealed (not a private suite's).
 	Record *sim.Record `json:"record,omitempty"`
+	// Held reports a result held back until the teacher reveals the rule
+	// (a classroom where everyone plays the same visit): it has no
+	// record, hash or probe verdict, and the state no visit, until then.
+	Held bool `json:"held,omitempty"`
 }
 
 // SessionStep is the body of POST /api/session/step (the session named by

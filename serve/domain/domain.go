@@ -65,6 +65,10 @@ type Storage interface {
 	// Playing if it holds an assignment in the room made at or after
 	// since.
 	RoomMembers(ctx context.Context, code string, since time.Time) ([]Member, error)
+	// RevealRoom records that the room's rule was revealed at at, unless
+	// it was before (the first reveal's time stays); ErrNotFound for no
+	// such room.
+	RevealRoom(ctx context.Context, code string, at time.Time) error
 
 	// PlayedNorms lists the norms of a participant's runs and sessions
 	// (any room): a norm met in a session that expired counts.
@@ -219,6 +223,10 @@ type Room struct {
 	// Teacher is the label of the teacher key that created the room (""
 	// when rooms are open to anyone).
 	Teacher string
+	// RevealedAt is when the teacher first revealed the room's rule (nil
+	// before): until then a room where everyone plays the same visit
+	// tells no student its visit, record or probe verdict.
+	RevealedAt *time.Time
 }
 
 // Student is one participant's totals in a room.

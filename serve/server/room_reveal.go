@@ -14,13 +14,19 @@ import (
 
 // reveal handles GET /api/rooms/CODE/reveal: for the teacher only, each
 // visit played in the room with its rule and how the class did, for the
-// class's discussion (api.Reveal).
+// class's discussion (api.Reveal). The first reveal is recorded: from then
+// on a room of one visit shows its students their visit, record and probe
+// verdict (room_hold.go).
 func (s *Server) reveal(w http.ResponseWriter, r *http.Request) error {
 	room, err := s.teacherRoom(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
+	// From now on the class's results are theirs to see (room_hold.go).
+	if err := s.recordReveal(ctx, room); err != nil {
+		return err
+	}
 	members, err := s.members(ctx, room)
 	if err != nil {
 		return err

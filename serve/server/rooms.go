@@ -136,13 +136,13 @@ func (s *Server) teacher(r *http.Request) (string, error) {
 		return "", nil
 	}
 	if key == "" {
-		return "", errf(api.CodeUnauthorized, "creating a room needs a teacher key from this site's operator: send Authorization: Bearer <key> (the /teach page has a field for it)")
+		return "", errf(api.CodeUnauthorized, "creating a room needs a teacher key from whoever runs this site: on /teach, type it in the Teacher key box (a program sends it as Authorization: Bearer <key>)")
 	}
 	if s.opts.TeacherKeys == nil {
 		if s.opts.OpenRooms {
 			return "", nil
 		}
-		return "", errf(api.CodeForbidden, "this site issues no teacher keys, so it creates no rooms: ask its operator")
+		return "", errf(api.CodeForbidden, "this site issues no teacher keys, so it creates no rooms: ask whoever runs it")
 	}
 	label, ok := s.opts.TeacherKeys.Label(key)
 	if !ok {

@@ -361,8 +361,15 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := api.Runs{Participant: p, Runs: make([]api.RunSummary, 0, len(runs))}
+	held := s.heldRuns(r.Context())
 	for _, run := range runs {
-		out.Runs = append(out.Runs, summarize(run))
+		sm := summarize(run)
+		if h, err := held(run.Room); err != nil {
+			return err
+		} else if h {
+			holdSummary(&sm) // a class's visit, before the reveal (room_hold.go)
+		}
+		out.Runs = append(out.Runs, sm)
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

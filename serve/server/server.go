@@ -205,7 +205,7 @@ func New(opts Options) (*Server, error) {
 		}
 		m, err := session.New(session.Options{Store: opts.Store, Engine: opts.Engine, Private: private, TTL: opts.SessionTTL,
 			MaxLive: opts.SessionsLive, Idle: opts.SessionsIdle, MaxRebuilds: opts.Rebuilds,
-			Finish: s.storeSession, Now: opts.Now, Logger: opts.Logger})
+			Finish: s.storeSession, Hold: s.sessionHeld, Now: opts.Now, Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}

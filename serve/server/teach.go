@@ -115,10 +115,26 @@ const of = (k, n) => n ? k + " of " + n : "–";
 function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
 function cell(tr, text, cls) { tr.appendChild(el("td", text, cls)); }
 async function api(path, opts) {
-  const res = await fetch(path, opts);
+  let res;
+  try { res = await fetch(path, opts); } catch (e) { throw Object.assign(new Error(e.message), {code: "offline"}); }
   const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(body.error || ("the server answered " + res.status));
+  if (!res.ok) throw Object.assign(new Error(body.error || ("the server answered " + res.status)), {code: body.code || ""});
   return body;
+}
+// words says what went wrong in words for a teacher, and what to do on
+// this page: the server's messages are written for programs too (they
+// name the Authorization header). where is "create" or "room".
+function words(where, e) {
+  const say = {
+    offline: "The server could not be reached: check the connection, then try again.",
+    rate_limited: "Too many requests from this network just now: wait a minute, then try again.",
+    unauthorized: where === "create"
+      ? "Creating a room needs a teacher key from whoever runs this site: type it in the Teacher key box above, then press Create room again."
+      : "This browser does not have this room's teacher token: type it under Open a room's dashboard.",
+  }[e.code];
+  if (say) return say;
+  const m = String(e.message || e);
+  return m.charAt(0).toUpperCase() + m.slice(1) + (/[.!?]$/.test(m) ? "" : ".");
 }
 function keep() { localStorage.setItem("normgym.teacher", JSON.stringify(tokens)); }
 $("make").onclick = async () => {
@@ -137,7 +153,7 @@ $("make").onclick = async () => {
     $("createMsg").textContent = "Room " + room.code + " created." + until + " Its teacher token is kept in this browser.";
     location.hash = room.code;
     open(room.code);
-  } catch (e) { $("createMsg").textContent = e.message; }
+  } catch (e) { $("createMsg").textContent = words("create", e); }
 };
 $("go").onclick = () => {
   const code = normCode($("code").value);
@@ -178,7 +194,7 @@ async function load() {
     else render(await api("/api/rooms/" + encodeURIComponent(code) + "/dashboard", auth));
     $("dashErr").textContent = ""; $("revealErr").textContent = "";
     $("updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every 5 s";
-  } catch (e) { $(revealing ? "revealErr" : "dashErr").textContent = e.message; }
+  } catch (e) { $(revealing ? "revealErr" : "dashErr").textContent = words("room", e); }
 }
 $("otherRoom").onclick = () => {
   if (timer) clearInterval(timer);
@@ -285,11 +301,11 @@ $("csv").onclick = async () => {
   const code = current;
   try {
     const res = await fetch("/api/rooms/" + encodeURIComponent(code) + "/export.csv", {headers: {Authorization: "Bearer " + tokens[code]}});
-    if (!res.ok) throw new Error("the server answered " + res.status);
+    if (!res.ok) throw Object.assign(new Error("the server answered " + res.status), {code: res.status === 401 || res.status === 403 ? "unauthorized" : ""});
     const url = URL.createObjectURL(await res.blob());
     const a = document.createElement("a"); a.href = url; a.download = "normgym-room-" + code + ".csv"; a.click();
     URL.revokeObjectURL(url);
-  } catch (e) { $("dashErr").textContent = e.message; }
+  } catch (e) { $("dashErr").textContent = words("room", e); }
 };
 const start = location.hash ? normCode(decodeURIComponent(location.hash.slice(1))) : "";
 if (start && tokens[start]) open(start); else if (start) $("code").value = start;

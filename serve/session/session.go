@@ -75,6 +75,10 @@ type Options struct {
 	// Finish stores finished human and model sessions (nil: never
 	// stored, as for practice).
 	Finish FinishFunc
+	// Hold says whether a finished room session's result is held back
+	// for now (hold.go; nil: never).
+	Hold HoldFunc
+
 	Now    func() time.Time
 	Logger *slog.Logger
 }

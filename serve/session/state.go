@@ -129,6 +129,9 @@ func (m *Manager) state(ctx context.Context, lv *live) (api.SessionState, error)
 			res.Record = &rec
 		}
 		st.Result = res
+		if err := m.holdBack(ctx, s, &st); err != nil {
+			return st, err
+		}
 	}
 	return st, nil
 }

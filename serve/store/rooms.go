@@ -36,8 +36,9 @@ func (s *Store) Room(ctx context.Context, code string) (domain.Room, error) {
 	var room domain.Room
 	var visits string
 	var created int64
-	err := s.r.QueryRowContext(ctx, `SELECT code, name, suite, visits, token_sha256, created_at, teacher FROM rooms WHERE code = ?`, code).
-		Scan(&room.Code, &room.Name, &room.Suite, &visits, &room.TokenSHA256, &created, &room.Teacher)
+	var revealed sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT code, name, suite, visits, token_sha256, created_at, teacher, revealed_at FROM rooms WHERE code = ?`, code).
+		Scan(&room.Code, &room.Name, &room.Suite, &visits, &room.TokenSHA256, &created, &room.Teacher, &revealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Room{}, domain.ErrNotFound
 	}
@@ -48,7 +49,26 @@ func (s *Store) Room(ctx context.Context, code string) (domain.Room, error) {
 		return domain.Room{}, fmt.Errorf("store: room %s: visits: %w", code, err)
 	}
 	room.CreatedAt = time.UnixMilli(created).UTC()
+	if revealed.Valid {
+		at := time.UnixMilli(revealed.Int64).UTC()
+		room.RevealedAt = &at
+	}
 	return room, nil
+}
+
+// RevealRoom implements domain.Storage: one statement, which keeps the
+// first reveal's time.
+func (s *Store) RevealRoom(ctx context.Context, code string, at time.Time) error {
+	res, err := s.w.ExecContext(ctx, `UPDATE rooms SET revealed_at = COALESCE(revealed_at, ?) WHERE code = ?`, at.UnixMilli(), code)
+	if err != nil {
+		return fmt.Errorf("store: revealing room %s: %w", code, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: revealing room %s: %w", code, err)
+	} else if n == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
 }
 
 // RoomStudents implements domain.Storage.

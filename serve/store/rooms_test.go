@@ -60,3 +60,49 @@ func TestRoomMembers(t *testing.T) {
 		t.Errorf("an expired assignment still counts as playing: %+v", ms)
 	}
 }
+
+// TestRevealRoom: a room is unrevealed when created; RevealRoom records the
+// first reveal's time and keeps it on a second reveal; an unknown room is
+// ErrNotFound.
+func TestRevealRoom(t *testing.T) {
+	s := storetest.MustOpenDB(t)
+	ctx := context.Background()
+	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	room := domain.Room{Code: "ABCD-EFGH-JKMN", Visits: []string{"orchard/none/control/s1"}, TokenSHA256: "x", CreatedAt: at}
+	if err := s.CreateRoom(ctx, room); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		code   string
+		reveal time.Time // zero: read only
+		err    error
+		want   time.Time // zero: not revealed
+	}{
+		{name: "created", code: room.Code},
+		{name: "revealed", code: room.Code, reveal: at.Add(time.Hour), want: at.Add(time.Hour)},
+		{name: "revealed again", code: room.Code, reveal: at.Add(2 * time.Hour), want: at.Add(time.Hour)},
+		{name: "no such room", code: "ZZZZ-ZZZZ-ZZZZ", reveal: at, err: domain.ErrNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.reveal.IsZero() {
+				if err := s.RevealRoom(ctx, tc.code, tc.reveal); !errors.Is(err, tc.err) {
+					t.Fatalf("RevealRoom = %v, want %v", err, tc.err)
+				}
+			}
+			if tc.err != nil {
+				return
+			}
+			got, err := s.Room(ctx, tc.code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.want.IsZero() && got.RevealedAt != nil:
+				t.Errorf("RevealedAt = %v, want nil", got.RevealedAt)
+			case !tc.want.IsZero() && (got.RevealedAt == nil || !got.RevealedAt.Equal(tc.want)):
+				t.Errorf("RevealedAt = %v, want %v", got.RevealedAt, tc.want)
+			}
+		})
+	}
+}

@@ -45,8 +45,9 @@ func (a *app) onClick(ev dom.Event) {
 		a.pickerAction(act)
 		return
 	case "where":
-		a.showWhere(el)
+		// The tutorial first lets go of the sanction it asked about.
 		a.tutorialClick("where")
+		a.showWhere(el)
 		if byPointer(ev) && a.byID("map") != nil {
 			a.focus("#map") // a click: the keys stay the game's
 		}

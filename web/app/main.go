@@ -34,8 +34,13 @@ type app struct {
 	// answer to the one before; stepping is set while one is on its way.
 	queued   []ui.Command
 	stepping bool
-	watch    *watchState
-	model    *modelState
+	// dropped counts the keys refused because the queue was full.
+	dropped int
+	// asking is set while a held result asks the server whether it was
+	// released (result.go).
+	asking bool
+	watch  *watchState
+	model  *modelState
 	// viewer is the transcript viewer's state (transcript.go), in
 	// viewer.wasm only: app.wasm sends #mode=transcript to viewer.html.
 	viewer *viewerState
@@ -87,7 +92,7 @@ func main() {
 	a.win.AddEventListener("beforeunload", false, a.onLeave)
 	first := ui.ParseRoute(a.hash())
 	study := a.readStudyLink()
-	if !a.sealedRoute(first) || study {
+	if !a.simless(first) || study {
 		// Every mode but the site's sealed play runs the sim in the page.
 		if err := a.startSim(); err != nil {
 			a.fatal(err.Error())
@@ -177,11 +182,13 @@ func escape(s string) string {
 	return r.Replace(s)
 }
 
-// sealedRoute reports whether r plays the site's sealed visit: the one
-// mode whose page never runs the sim (its visit is stepped on the
-// server, see ui.Sealed).
-func (a *app) sealedRoute(r ui.Route) bool {
-	return a.site != nil && r.Mode == ui.ModePlay && r.Visit == "" && r.Room == ""
+// simless reports whether r needs no sim in the page, at least for now:
+// the site's sealed play, in a class or not (its visit is stepped on the
+// server, see ui.Sealed; a class's tutorial starts the sim itself), and
+// the screen where a student types a class's code. boot.js then neither
+// downloads nor compiles sim.wasm until something asks for it.
+func (a *app) simless(r ui.Route) bool {
+	return a.site != nil && (r.Mode == ui.ModeJoin || r.Mode == ui.ModePlay && r.Visit == "")
 }
 
 // startSim instantiates the page's sim.wasm, once, and reads its info.
@@ -211,7 +218,7 @@ func (a *app) navigate(r ui.Route) {
 	if r.Mode == ui.ModeJoin && a.site == nil {
 		r.Mode = ui.ModePlay // a static host has no classes
 	}
-	if a.client == nil && !a.sealedRoute(r) {
+	if a.client == nil && !a.simless(r) {
 		// The page came up sealed and now needs its own sim.
 		a.set("screen", `<section class="card" role="status"><p>Starting the simulation…</p></section>`)
 		a.stage("loading")
@@ -315,6 +322,7 @@ func (a *app) markTab() {
 // stop ends whatever runs: a human visit, a replay timer, a model run.
 func (a *app) stop() {
 	if a.play != nil {
+		a.leaveSealed()
 		a.play.Close()
 		a.play = nil
 	}

@@ -218,7 +218,14 @@ func (a *app) modelDone() {
 	if s.runner.FormatErrors > 0 {
 		fmtErr = `<p class="hint">Replies without a usable ACTION/ANSWER line: ` + strconv.Itoa(s.runner.FormatErrors) + `.</p>`
 	}
-	rows := append([]ui.Outcome{{Name: rec.Agent, Record: *rec}}, a.client.Baselines(rec.Visit, a.info.Agents)...)
+	// The baselines run in the result screen's worker (result.go): this
+	// runs in the model loop's goroutine, which may wait for them.
+	_, runs := offThread(rec.Visit, "")
+	others, _ := awaitBaselines(runs) // an error is a row that says so
+	rows := append([]ui.Outcome{{Name: rec.Agent, Record: *rec}}, others...)
+	if a.model != s {
+		return // the page went elsewhere meanwhile
+	}
 	head := ui.OutcomeTableHTML(rows)
 	a.set("m-result", head+norm+fmtErr+ui.StoryHTML(ui.DataModel)+`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button></div>`)
 	a.stage("model-done")

@@ -5,8 +5,6 @@ package main
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
-	"time"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -122,11 +120,15 @@ func (a *app) story() ui.DataMode {
 }
 
 // renderPlay draws the screen of the visit's stage. A new screen starts
-// at the top of the page; keys never scroll it.
+// at the top of the page; keys never scroll it. A sealed visit's mark is
+// kept at every stage (a reload draws the same screen).
 func (a *app) renderPlay() {
 	p := a.play
 	a.top()
 	a.setStory(a.story())
+	if p.Visit.Sealed && p.Stage != ui.StageResult && a.study == nil {
+		a.keepSealedMark(p)
+	}
 	switch p.Stage {
 	case ui.StageConsent:
 		var consent *ui.SiteConsent
@@ -162,64 +164,14 @@ func (a *app) renderPlay() {
 		a.stage("probe")
 		a.focus("#probe-h")
 	case ui.StageResult:
-		if a.study != nil {
+		switch {
+		case a.study != nil:
 			a.studyVisitOver()
-			return
+		case p.Visit.Sealed:
+			a.sealedResult(p, false)
+		default:
+			a.localResult(p)
 		}
-		if a.sealedResult(p) {
-			return
-		}
-		if a.site != nil && p.Visit.Assigned && !p.Visit.Sealed && a.site.submit == "" {
-			a.site.submit = ui.SubmitReady
-		}
-		a.renderResult(nil)
-		a.stage("result")
-		a.focus("#res-h")
-		// Let the page paint, then run the baselines on the same visit.
-		rec := p.Record
-		go func() {
-			time.Sleep(30 * time.Millisecond)
-			if a.play != p {
-				return
-			}
-			others := a.client.Baselines(rec.Visit, a.info.Agents)
-			if a.play == p {
-				a.renderResult(others)
-			}
-		}()
-	}
-}
-
-func (a *app) renderResult(others []ui.Outcome) {
-	p := a.play
-	rec := *p.Record
-	a.publish(p.Record)
-	// In a class that plays one visit, the teacher reveals the rule.
-	held := a.class != nil && a.class.info.SameVisit && p.Visit.Assigned
-	var h string
-	if held {
-		h = ui.ResultHeldHTML(rec, p.Probe, others, a.story())
-	} else {
-		h = ui.ResultHTML(rec, ui.FindNorm(a.catalog(), rec.Norm), p.Probe, others, a.story())
-	}
-	if others == nil {
-		h = h[:len(h)-len("</section>")] + `<p class="hint" id="baselines-wait">Running the baselines on this visit…</p></section>`
-	}
-	if a.site != nil && p.Visit.Assigned && a.site.submit != "" {
-		// Under the heading, where it is seen first.
-		if i := strings.Index(h, "</h2>"); i >= 0 {
-			h = h[:i+5] + ui.SubmitHTML(a.site.submit, a.site.submitMsg) + h[i+5:]
-		}
-		a.data("submit", a.site.submit)
-	}
-	a.set("screen", h)
-	if held {
-		a.set("visit-label", "your class's visit")
-	} else {
-		a.set("visit-label", escape(rec.Visit))
-	}
-	if el := a.byID("res-h"); el != nil {
-		el.SetAttribute("tabindex", "-1")
 	}
 }
 
@@ -235,7 +187,9 @@ func (a *app) playClick(act string, el *dom.BasicHTMLElement) {
 		p.Begin()
 		a.renderPlay()
 	case "download":
-		a.downloadRecord(p.Record)
+		a.downloadResult(p)
+	case "check-reveal":
+		go a.checkReveal(p, true)
 	case "submit-run":
 		if a.site != nil && a.site.submit == ui.SubmitReady {
 			go a.submitRecord(p)
@@ -278,8 +232,9 @@ func (a *app) playIntent(in ui.KeyIntent) {
 // command sends a newcomer's command to the sim and draws the outcome.
 // A sealed visit's commands go to the server in order, from a goroutine
 // (a fetch cannot wait inside an event callback); keys pressed while one
-// is on its way wait their turn (a few at most: a held key does not pile
-// up moves).
+// is on its way wait their turn (a few at most: a key beyond them is not
+// taken, and the line under the map says so). The map says "Waiting for
+// the server" while a step takes long (body[data-busy], style.css).
 func (a *app) command(c ui.Command) {
 	p := a.play
 	if p == nil || p.Stage != ui.StagePlay {
@@ -290,6 +245,10 @@ func (a *app) command(c ui.Command) {
 		return
 	}
 	if len(a.queued) >= maxQueued {
+		// Not taken, and the player is told so.
+		a.dropped++
+		a.data("dropped", strconv.Itoa(a.dropped))
+		a.set("status", escape(ui.QueueFull))
 		return
 	}
 	a.queued = append(a.queued, c)

@@ -139,9 +139,20 @@ func (a *app) afterJoin() {
 	}()
 }
 
-// openTutorial starts the guided minute on the room's tutorial visit.
+// openTutorial starts the guided minute on the room's tutorial visit, in
+// the page's own sim (started here: a class's page needs it for nothing
+// else). It runs in a goroutine (openClass's, submitJoin's).
 func (a *app) openTutorial() {
 	c := a.class
+	if a.client == nil {
+		a.set("screen", `<section class="card" role="status"><p>Getting the practice ready…</p></section>`)
+		if err := a.startSim(); err != nil || a.class != c {
+			if a.class == c {
+				a.endTutorial()
+			}
+			return
+		}
+	}
 	p, err := ui.NewPlay(a.client, ui.Resolved{ID: c.info.Tutorial}, "human", "human")
 	if err != nil {
 		a.endTutorial()
@@ -162,6 +173,14 @@ func (a *app) openTutorial() {
 	a.set("status", "")
 	a.stage("tutorial")
 	a.focus("#map")
+}
+
+// tutorial is the tutorial on screen, if any.
+func (a *app) tutorial() *ui.Tutorial {
+	if c := a.class; c != nil && c.tut != nil && a.mode == ui.ModePlay {
+		return c.tut
+	}
+	return nil
 }
 
 // showTutorial draws a step of the tutorial, its prompt in the place of

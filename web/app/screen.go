@@ -44,6 +44,9 @@ func (a *app) showObs(r ui.StepResponse) {
 	if status == "" {
 		status = a.latest
 	}
+	if t := a.tutorial(); t != nil && t.Pinned() {
+		status = t.Line(&o.Frame) // the sanction the tutorial asks about
+	}
 	a.set("status", escape(status))
 	a.data("step", strconv.Itoa(o.Frame.Step))
 	a.data("day", strconv.Itoa(o.Day))
@@ -71,6 +74,9 @@ func (a *app) drawGrid(m ui.Marks) {
 	m.Spots = ui.Trail(a.spots, o.Day, o.Frame.Step)
 	if s := a.focusSpot; s != nil && s.Day == o.Day {
 		m.Focus = &s.Pos
+	}
+	if t := a.tutorial(); t != nil {
+		m = t.Marks(m)
 	}
 	a.set("grid-wrap", ui.GridHTML(o, m))
 }

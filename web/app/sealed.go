@@ -8,26 +8,30 @@ import (
 	"github.com/normgym/normgym/web/internal/ui"
 )
 
-// Sealed play: the site's Play outside classrooms. The server steps the
-// visit (a session, ui.Sealed) and this page only draws what it answers:
-// the page never runs the sim during the visit, so neither its memory,
-// its storage nor its traffic holds the visit's id or its rule before the
-// probe. The sim starts when the visit is over, for the result screen's
-// rule and baselines.
+// Sealed play: the site's Play, in a classroom or not. The server steps
+// the visit (a session, ui.Sealed) and this page only draws what it
+// answers: the page never runs the sim during the visit, so neither its
+// memory, its storage nor its traffic holds the visit's id or its rule
+// before the probe. The result screen's rule and baselines come from a
+// worker that runs the sim once the visit is over (result.go).
 
 // keySealedOpen keeps, in localStorage, the sealed session this browser
-// has open on the server (ui.SealedMark): a reload goes straight back to
-// it with its token (the only credential: the pseudonym reopens nothing)
-// instead of asking for consent again. Under a newer consent, or in
-// another room, the page asks again. Nothing of the visit is in it.
+// has open on the server, or whose result is on screen (ui.SealedMark): a
+// reload goes straight back to it with its token (the only credential:
+// the pseudonym reopens nothing) instead of asking for consent again, and
+// draws the same screen (the day's summary, the result). Under a newer
+// consent, or in another room, the page asks again. Nothing in it names
+// the visit. It is forgotten when the player leaves a result (leaveSealed);
+// a result held for a class's reveal keeps it, so that the class's link
+// shows that result again until it is released and left.
 const keySealedOpen = "normgym.sealed"
 
 // openSealedConsent shows the consent screen of the sealed visit the
 // server holds for the participant, or resumes the session it has open.
 func (a *app) openSealedConsent(r ui.Route, as ui.Assignment) {
-	a.visit = ui.Resolved{Suite: as.Suite, Assigned: true, Sealed: true}
+	a.visit = ui.Resolved{Suite: as.Suite, Assigned: true, Sealed: true, Class: as.Room != ""}
 	a.set("visit-label", escape(a.visit.Label()))
-	if m, ok := ui.ParseSealedMark(storageGet(keySealedOpen)); ok && m.Consent == a.site.consent.Version && m.Room == as.Room {
+	if _, ok := a.sealedMark(as.Room); ok {
 		a.openSealed(r)
 		return
 	}
@@ -53,8 +57,8 @@ func (a *app) openSealed(r ui.Route) {
 	}
 	var p *ui.Play
 	var err error
-	if m, ok := ui.ParseSealedMark(storageGet(keySealedOpen)); ok && m.Consent == a.site.consent.Version && m.Room == room {
-		p, err = ui.ResumeSealedPlay(fetchAs, m.Token, a.visit)
+	if m, ok := a.sealedMark(room); ok {
+		p, err = ui.ResumeSealedPlay(fetchAs, m, a.visit)
 		var he *ui.HTTPError
 		if errors.As(err, &he) && (he.Status == 404 || he.Status == 410) {
 			// The kept session is gone (it expired, or the server lost
@@ -82,7 +86,7 @@ func (a *app) openSealed(r ui.Route) {
 	a.play = p
 	a.resetFeed()
 	s := p.Env.(*ui.Sealed)
-	storageSet(keySealedOpen, ui.SealedMark{Consent: a.site.consent.Version, Room: room, Token: s.Token()}.String())
+	a.keepSealedMark(p)
 	if s.Last.Resumed && s.Last.Actions > 0 {
 		// Draw the visit's feed again from what the server kept.
 		if t, err := s.Trail(); err == nil {
@@ -110,32 +114,35 @@ func (a *app) startPlay(p *ui.Play) {
 	a.renderPlay()
 }
 
-// sealedResult readies the result screen of a sealed visit: the server
-// stored the run when the probe was answered, and the page's sim, which
-// the result screen needs for the rule and the baselines, may start now
-// that the visit is over. It reports whether the screen must wait for it
-// (the screen is drawn again once it has started).
-func (a *app) sealedResult(p *ui.Play) (wait bool) {
-	if !p.Visit.Sealed {
-		return false
+// sealedMark returns the kept mark of a sealed session in room ("" for
+// none) under the current consent.
+func (a *app) sealedMark(room string) (ui.SealedMark, bool) {
+	m, ok := ui.ParseSealedMark(storageGet(keySealedOpen))
+	return m, ok && m.Consent == a.site.consent.Version && m.Room == room
+}
+
+// keepSealedMark keeps p's mark (ui.Play.Mark): its token and what its
+// screens show again after a reload.
+func (a *app) keepSealedMark(p *ui.Play) {
+	s, ok := p.Env.(*ui.Sealed)
+	if !ok || a.site == nil || a.study != nil || s.Token() == "" {
+		return // a study keeps its own marks (study.go)
 	}
-	storageSet(keySealedOpen, "")
-	if s, ok := p.Env.(*ui.Sealed); ok && s.Last.Result != nil && s.Last.Result.RunID != "" {
-		a.site.submit, a.site.submitMsg = ui.SubmitStored, ""
+	room := ""
+	if a.site.assigned != nil {
+		room = a.site.assigned.Room
 	}
-	if a.client != nil {
-		return false
+	storageSet(keySealedOpen, p.Mark(ui.SealedMark{Consent: a.site.consent.Version, Room: room, Token: s.Token()}).String())
+}
+
+// leaveSealed forgets the kept mark when the player leaves a sealed
+// visit's result that is not held (a held one waits for the reveal).
+func (a *app) leaveSealed() {
+	p := a.play
+	if p == nil || !p.Visit.Sealed || p.Stage != ui.StageResult || a.study != nil {
+		return
 	}
-	a.set("screen", `<section class="card" role="status"><h2>Your visit is over</h2><p>Loading your result…</p></section>`)
-	a.stage("loading")
-	go func() {
-		if err := a.startSim(); err != nil {
-			a.fatal(err.Error())
-			return
-		}
-		if a.play == p {
-			a.renderPlay()
-		}
-	}()
-	return true
+	if s, ok := p.Env.(*ui.Sealed); ok && !s.Held() {
+		storageSet(keySealedOpen, "")
+	}
 }

@@ -119,6 +119,16 @@ func (a *app) openSitePlay(r ui.Route) {
 		a.site.submit, a.site.submitMsg = "", ""
 		a.openSealedConsent(r, as)
 		return
+	}
+	if _, ok := a.sealedMark(r.Room); ok {
+		// Nothing is left to play, but the last visit's result is kept
+		// (a class's, held for the reveal): it is shown again.
+		a.site.assigned = &as
+		a.site.submit, a.site.submitMsg = "", ""
+		a.openSealedConsent(r, as)
+		return
+	}
+	switch {
 	case r.Room != "":
 		a.set("screen", `<section class="card" role="status"><h2>All done</h2><p>You have played every visit your class has for you. Thank you! Keep what you found out to yourself until your teacher shows the rule.</p></section>`)
 		a.stage("assign-done")

@@ -97,13 +97,14 @@ func TestTouch(t *testing.T) {
 }
 
 // checkPhoneMap checks the play screen on a phone: the map fits the
-// width, the pad and the one-line banner are on screen, and members are
-// labelled by initials.
+// width, the pad and the banner are on screen, the banner's line whole
+// (it wraps), and members are labelled by initials.
 func checkPhoneMap(t *testing.T, s *session, w int) {
 	t.Helper()
 	var got struct {
 		MapRight, MapTop, MapBottom, PadTop, PadBottom, BannerBottom, H float64
 		BannerLines                                                     float64
+		BannerWhole                                                     bool
 		Initials                                                        int
 	}
 	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => {
@@ -113,6 +114,7 @@ func checkPhoneMap(t *testing.T, s *session, w int) {
 		const lh = parseFloat(getComputedStyle(b).lineHeight) || 20;
 		return {MapRight: g.right, MapTop: g.top, MapBottom: g.bottom, PadTop: pad.top, PadBottom: pad.bottom, BannerBottom: b.getBoundingClientRect().bottom, H: innerHeight,
 			BannerLines: Math.round((b.scrollHeight - parseFloat(getComputedStyle(b).paddingTop) - parseFloat(getComputedStyle(b).paddingBottom)) / lh),
+			BannerWhole: b.scrollWidth <= b.clientWidth + 1 && b.scrollHeight <= b.clientHeight + 1 && getComputedStyle(b).textOverflow !== "ellipsis",
 			Initials: [...document.querySelectorAll(".tk em .ini")].filter(e => e.offsetParent !== null && e.textContent).length};
 	})())`)), &got); err != nil {
 		t.Fatal(err)
@@ -127,10 +129,42 @@ func checkPhoneMap(t *testing.T, s *session, w int) {
 		t.Errorf("at the start of a day the map (y=%.0f..%.0f) and the banner (to y=%.0f) are not all above the pad (from y=%.0f)",
 			got.MapTop, got.MapBottom, got.BannerBottom, got.PadTop)
 	}
-	if got.BannerLines > 1 {
-		t.Errorf("the latest-event banner takes %.0f lines, want one", got.BannerLines)
+	if !got.BannerWhole {
+		t.Errorf("the latest-event banner is cut (%.0f lines shown): its whole line must show", got.BannerLines)
 	}
 	if got.Initials == 0 {
 		t.Error("no member initials on the map")
 	}
+	if c := coveredNumbers(t, s); len(c) > 0 {
+		t.Errorf("members' numbers covered on the map: %v", c)
+	}
+}
+
+// coveredNumbers lists the members whose number on the map something
+// else drawn over it covers (a hat's letter, initials, a zone's name, a
+// tile's colour letter, a count): "3 by Y (cl)" for member 3 under a
+// tile's Y. What is drawn under the member's token covers nothing.
+func coveredNumbers(t *testing.T, s *session) []string {
+	t.Helper()
+	var out []string
+	if err := json.Unmarshal([]byte(s.eval(`JSON.stringify((() => {
+		const shown = e => e.getClientRects().length > 0;
+		const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+		const others = [...document.querySelectorAll(".grid .tk i, .grid .tk em, .grid .zone span, .grid .cl, .grid .st, .grid .lo")].filter(shown);
+		// The z-index of what e is drawn in: the token, the zone, the mark itself.
+		const z = e => +getComputedStyle(e.closest(".tk, .zone") || e).zIndex || 0;
+		const out = [];
+		for (const b of document.querySelectorAll(".grid .tk:not(.me) b")) {
+			if (!shown(b)) continue;
+			const r = b.getBoundingClientRect(), tk = b.closest(".tk");
+			for (const o of others) {
+				const over = o.closest(".tk") === tk || z(o) > z(tk);
+				if (over && hit(r, o.getBoundingClientRect())) out.push(b.textContent + " by " + o.textContent + " (" + o.className + ")");
+			}
+		}
+		return out;
+	})())`)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

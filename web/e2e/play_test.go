@@ -127,7 +127,8 @@ func playFromDay(t *testing.T, s *session, id string, base sim.Record, hook func
 		hook("probe", len(base.Actions))
 		s.key(keyName("Enter"))
 	}
-	s.waitStage(5*time.Second, "result")
+	// A class's result before the teacher's reveal is "result-held".
+	s.waitStage(20*time.Second, "result", "result-held")
 }
 
 // TestPlayByKeyboard plays visits of every world and condition by keyboard

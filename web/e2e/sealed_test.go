@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +31,12 @@ import (
 type traffic struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
+	// list holds the exchanges in order, each as request line, request
+	// body and answer.
+	list [][3]string
+	// delay holds every session step back this long (ns), as a slow
+	// network does.
+	delay atomic.Int64
 }
 
 // wrap records the bodies of h's /api/ requests and answers.
@@ -45,9 +52,13 @@ func (tr *traffic) wrap(h http.Handler) http.Handler {
 			r.Body.Close()
 			r.Body = readCloser{bytes.NewReader(req.Bytes())}
 		}
+		if d := tr.delay.Load(); d > 0 && r.URL.Path == "/api/session/step" {
+			time.Sleep(time.Duration(d))
+		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		tr.mu.Lock()
+		tr.list = append(tr.list, [3]string{r.Method + " " + r.URL.String(), req.String(), rec.Body.String()})
 		tr.buf.WriteString(r.Method + " " + r.URL.String() + "\n")
 		tr.buf.Write(req.Bytes())
 		tr.buf.WriteString("\n")
@@ -65,6 +76,13 @@ func (tr *traffic) wrap(h http.Handler) http.Handler {
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// exchanges returns the exchanges recorded so far.
+func (tr *traffic) exchanges() [][3]string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return append([][3]string(nil), tr.list...)
+}
 
 // String returns everything recorded so far.
 func (tr *traffic) String() string {

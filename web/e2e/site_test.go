@@ -190,7 +190,7 @@ func playAssigned(t *testing.T, s *session, st *store.Store, fragment, shots str
 			noLeak(t, s, id, "resumed")
 		}
 	})
-	s.waitStage(20*time.Second, "result")
+	s.waitStage(20*time.Second, "result", "result-held")
 	s.poll(30*time.Second, `document.body.dataset.submit === "stored"`)
 	if shots != "" {
 		s.shot(shots + "-stored")

@@ -58,11 +58,14 @@ type Manifest struct {
 	Build string `json:"build"`
 	// SimSHA256 is the hex SHA-256 of sim.wasm.
 	SimSHA256 string `json:"sim_sha256"`
-	// Assets maps a logical name (app.wasm, sim.wasm, boot.js, style.css,
-	// wasm_exec.js, shim) to its path relative to Out.
+	// Assets maps a logical name (app.wasm, sim.wasm, boot.js, bridge.js,
+	// worker.js, style.css, wasm_exec.js, shim) to its path relative to
+	// Out.
 	Assets map[string]string `json:"assets"`
 	// Files lists every file the page loads on a first visit, in no
-	// particular order, with index.html first.
+	// particular order, with index.html first: sim.wasm and the shim too,
+	// which every mode but the site's sealed play loads at once (the
+	// result screen's worker.js is left out).
 	Files []string `json:"files"`
 	// Brotli maps each file with a precompressed .br sibling to the
 	// sibling's size in bytes: what a host that sends the .br files
@@ -225,17 +228,31 @@ func (b *siteFiles) addStatic() error {
 		return err
 	}
 	b.put("style.css", "style.css", style)
+	a := b.m.Assets
+	// The bridge first, then the worker (naming the bridge and the shim),
+	// then the boot script (naming them all): each name holds its
+	// content's hash.
+	bridge, err := static.ReadFile("static/bridge.js")
+	if err != nil {
+		return err
+	}
+	b.put("bridge.js", "bridge.js", bridge)
+	worker, err := static.ReadFile("static/worker.js")
+	if err != nil {
+		return err
+	}
+	b.put("worker.js", "worker.js", fill(worker, map[string]string{"SHIM": filepath.Base(b.shimDir), "BRIDGE": filepath.Base(a["bridge.js"])}))
 	boot, err := static.ReadFile("static/boot.js")
 	if err != nil {
 		return err
 	}
-	a := b.m.Assets
 	// viewer.html is index.html loading viewer.wasm (the app with the
 	// transcript viewer) instead of app.wasm: the first visit never
 	// loads it.
 	for _, page := range []struct{ boot, app string }{{"boot.js", "app.wasm"}, {"viewer-boot.js", "viewer.wasm"}} {
 		b.put(page.boot, page.boot, fill(boot, map[string]string{
 			"SIM": filepath.Base(a["sim.wasm"]), "APP": filepath.Base(a[page.app]), "SHIM": filepath.Base(b.shimDir),
+			"BRIDGE": filepath.Base(a["bridge.js"]), "WORKER": filepath.Base(a["worker.js"]),
 		}))
 	}
 	var ids []string
@@ -264,7 +281,7 @@ func (b *siteFiles) addStatic() error {
 // the manifest.
 func (b *siteFiles) finish() error {
 	a := b.m.Assets
-	b.m.Files = []string{"index.html", a["style.css"], a["wasm_exec.js"], a["boot.js"], a["sim.wasm"], a["app.wasm"]}
+	b.m.Files = []string{"index.html", a["style.css"], a["wasm_exec.js"], a["boot.js"], a["bridge.js"], a["sim.wasm"], a["app.wasm"]}
 	for _, n := range b.shim {
 		b.m.Files = append(b.m.Files, b.shimDir+"/"+n)
 	}

@@ -102,13 +102,13 @@ func GridHTML(o *Observation, m Marks) string {
 	for _, z := range f.Zones {
 		b.WriteString(`<div class="zone" aria-hidden="true" style="grid-area:` + itoa(z.Min.Y+1) + `/` + itoa(z.Min.X+1) + `/` +
 			itoa(z.Max.Y+2) + `/` + itoa(z.Max.X+2) + `">`)
-		// The name sits in the zone's top-right tile, or its top-left one
-		// when a member's token or name label is there; with both taken
-		// it is left out (every tile's text names its zone).
+		// The name sits in the zone's top-right corner, or its top-left
+		// one when a member's token or name label is under it; with both
+		// taken it is left out (every tile's text names its zone).
 		switch {
-		case !taken[Pos{X: z.Max.X, Y: z.Min.Y}]:
+		case free(taken, z, z.Max.X, -1):
 			b.WriteString(`<span>` + esc(z.Name) + `</span>`)
-		case !taken[Pos{X: z.Min.X, Y: z.Min.Y}]:
+		case free(taken, z, z.Min.X, 1):
 			b.WriteString(`<span class="left">` + esc(z.Name) + `</span>`)
 		}
 		b.WriteString(`</div>`)
@@ -252,6 +252,21 @@ func CellText(o *Observation, x, y int) string {
 // labelled returns the tiles covered by members' tokens and the name
 // labels drawn under them (the tile below and its neighbours), where a
 // zone's name would be hidden.
+// free reports whether a zone's name, written from its top row's tile x
+// inwards (dx: -1 from the right corner, 1 from the left), covers no
+// taken tile. It covers about a fifth of a tile a letter where its font
+// is at its smallest (a phone's map), so a name of n letters covers
+// 1 + n/5 tiles.
+func free(taken map[Pos]bool, z Zone, x, dx int) bool {
+	span := 1 + len([]rune(z.Name))/5
+	for k := 0; k < span && x >= z.Min.X && x <= z.Max.X; k, x = k+1, x+dx {
+		if taken[Pos{X: x, Y: z.Min.Y}] {
+			return false
+		}
+	}
+	return true
+}
+
 func labelled(o *Observation) map[Pos]bool {
 	taken := map[Pos]bool{}
 	for i, a := range o.Frame.Agents {

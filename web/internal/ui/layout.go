@@ -12,6 +12,8 @@ func GameHTML(mode string) string {
 	// The map takes the keyboard focus (tabindex=0): the game's keys work
 	// while it, or nothing in particular, has it.
 	b.WriteString(`<section class="map" id="map" tabindex="0" aria-label="Map: arrow keys move, Space waits"><div id="grid-wrap" class="grid-wrap"></div>`)
+	// Shown while a sealed visit's step is on its way (body[data-busy]).
+	b.WriteString(`<p class="wait" aria-hidden="true">Waiting for the server…</p>`)
 	b.WriteString(`<p id="status" class="status banner" role="status" aria-live="polite"></p></section>`)
 	b.WriteString(`<section class="ctl panel" aria-label="Controls"><div id="controls"></div></section>`)
 	b.WriteString(`<div class="side">`)

@@ -271,8 +271,9 @@ func mark(ok bool) string {
 }
 
 // ResultHTML shows a finished visit: task, compliance, joint success, the
-// rule revealed, the probe answer, and the baselines on the same visit,
-// and says where the record goes (story). norm is nil for control visits.
+// rule revealed, the probe answer, and the baselines on the same visit
+// (BaselinesHTML: others nil while they run), and says where the record
+// goes (story). norm is nil for control visits.
 func ResultHTML(rec Record, norm *Norm, probe *ProbeResponse, others []Outcome, story DataMode) string {
 	s := rec.Scores
 	var b strings.Builder
@@ -294,13 +295,26 @@ func ResultHTML(rec Record, norm *Norm, probe *ProbeResponse, others []Outcome, 
 	}
 	b.WriteString(`<p class="visit-id">Visit <code>` + esc(rec.Visit) + `</code></p>`)
 	b.WriteString(StoryHTML(story))
-	if len(others) > 0 {
-		b.WriteString(OutcomeTableHTML(append([]Outcome{{Name: "you", Record: rec}}, others...)))
-	}
+	b.WriteString(`<div id="baselines">` + BaselinesHTML(rec, others) + `</div>`)
 	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button>` +
 		`<button type="button" class="btn" data-act="again">Play another visit</button>` +
 		`<button type="button" class="btn" data-act="watch-this">Watch baselines on this visit</button></div></section>`)
 	return b.String()
+}
+
+// BaselinesHTML is the part of the result screen that compares the
+// newcomer's record with the baselines' on the same visit (the content of
+// its #baselines): while others is nil they are still running, and it
+// says so. The page fills it in place when they are done, so that the
+// rest of the screen, and the focus on it, stay as they were.
+func BaselinesHTML(rec Record, others []Outcome) string {
+	if others == nil {
+		return `<p class="hint" id="baselines-wait">Running the baselines on this visit…</p>`
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return OutcomeTableHTML(append([]Outcome{{Name: "you", Record: rec}}, others...))
 }
 
 // resultHead opens the result screen: its card and heading.

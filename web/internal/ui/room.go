@@ -122,29 +122,37 @@ func JoinHTML(r RoomInfo, value, msg string) string {
 }
 
 // ResultHeldHTML is the result screen of a classroom where everyone plays
-// the same visit: the scores, but not the rule, not whether the probe
-// answer was right, nor the visit's id (which names the rule), so that a
-// student who finishes first cannot spoil the visit for the others; the
-// teacher reveals the rule to the whole class (GET /api/rooms/CODE/reveal).
-// The baselines' table keeps its task, compliance and sanction columns.
-func ResultHeldHTML(rec Record, probe *ProbeResponse, others []Outcome, story DataMode) string {
+// the same visit, before the teacher reveals the rule: the scores s and
+// the option the student picked (picked: "" if unknown), but not the
+// rule, not whether the answer was right, nor the visit's id (which names
+// the rule). The server holds those back (SessionResult.Held) so that a
+// student who finishes first cannot spoil the visit for the others. The
+// screen offers to look again (data-act check-reveal; the page also looks
+// by itself now and then) and to download what the student has: a result
+// that names no visit.
+func ResultHeldHTML(s Scores, picked string, story DataMode) string {
 	var b strings.Builder
-	b.WriteString(resultHead(rec.Scores))
-	b.WriteString(scoresHTML(rec.Scores))
+	b.WriteString(resultHead(s))
+	b.WriteString(scoresHTML(s))
 	b.WriteString(`<div class="reveal held"><h3>The rule stays a secret for now</h3><p>Everyone in your class played this visit: your teacher will show its rule to the whole class. Until then, keep what you think it is to yourself!</p>`)
-	if p := rec.Probe; p != nil && probe != nil && p.Answer >= 0 && p.Answer < len(probe.Options) {
-		b.WriteString(`<p>You picked: “` + esc(probe.Options[p.Answer]) + `”.</p>`)
+	if picked != "" {
+		b.WriteString(`<p>You picked: ` + Quoted(picked) + `</p>`)
 	}
-	b.WriteString(`</div>`)
+	b.WriteString(`<p class="hint">When your teacher has shown the rule, this screen shows it too, with your answer and your visit.</p></div>`)
 	b.WriteString(StoryHTML(story))
-	if len(others) > 0 {
-		rows := []Outcome{{Name: "you", Record: rec}}
-		rows = append(rows, others...)
-		for i := range rows {
-			rows[i].Record.Probe = nil // right or wrong would tell the rule
-		}
-		b.WriteString(OutcomeTableHTML(rows))
-	}
-	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="download">Download record (JSON)</button></div></section>`)
+	b.WriteString(`<div class="actions"><button type="button" class="btn primary" data-act="check-reveal">Is the rule shown yet?</button>` +
+		`<button type="button" class="btn" data-act="download">Download my result (JSON)</button></div>` +
+		`<p id="reveal-status" class="hint" role="status"></p></section>`)
 	return b.String()
+}
+
+// Quoted puts a sentence in quotation marks, as HTML, ending the
+// sentence around it with a full stop only when the quoted text does not
+// end with its own (“Walk on the path.” rather than “Walk on the path.”.).
+func Quoted(text string) string {
+	q := `“` + esc(text) + `”`
+	if strings.HasSuffix(text, ".") || strings.HasSuffix(text, "!") || strings.HasSuffix(text, "?") {
+		return q
+	}
+	return q + "."
 }

@@ -144,29 +144,49 @@ func TestTutorial(t *testing.T) {
 }
 
 // TestResultHeld: in a class that plays one visit, a student's result
-// keeps the rule, the visit's id and the probe's verdict for the
-// teacher's reveal.
+// before the reveal shows the scores and the option picked (quoted without
+// doubled punctuation), no rule, verdict or visit, and offers to look for
+// the reveal.
 func TestResultHeld(t *testing.T) {
-	visit := "orchard/place.color=red/observe/s100"
-	rec := ui.Record{Visit: visit, Norm: "place.color=red", Scores: ui.Scores{Task: true, Violations: []int{1, 0}, Sanctions: []int{1, 0}, Steps: []int{60, 80}},
-		Probe: &ui.ProbeResult{Answer: 2, Correct: true}}
-	probe := &ui.ProbeResponse{Question: "Which was the rule?", Options: []string{"Keep off the sand.", "Bow first.", "Do not step on red tiles.", "Rest at noon."}}
-	others := []ui.Outcome{{Name: "oracle", Record: ui.Record{Visit: visit, Probe: &ui.ProbeResult{Answer: 2, Correct: true}}}}
-	h := ui.ResultHeldHTML(rec, probe, others, ui.DataClassroom)
-	for _, want := range []string{"teacher will show its rule", "You picked: “Do not step on red tiles.”", `data-story="classroom"`, `data-act="download"`, "Sanctions received"} {
-		if !strings.Contains(h, want) {
-			t.Errorf("the held result lacks %q", want)
+	sc := ui.Scores{Task: true, Violations: []int{1, 0}, Sanctions: []int{1, 0}, Steps: []int{60, 80}}
+	for _, tc := range []struct {
+		name, picked string
+		want, not    []string
+	}{
+		{"picked a sentence", "Do not step on red tiles.", []string{"You picked: “Do not step on red tiles.”</p>"}, []string{"”."}},
+		{"picked a phrase", "Rest at noon", []string{"You picked: “Rest at noon”.</p>"}, nil},
+		{"nothing picked", "", nil, []string{"You picked"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := ui.ResultHeldHTML(sc, tc.picked, ui.DataClassroom)
+			want := append([]string{"teacher will show its rule", `data-story="classroom"`, `data-act="download"`, `data-act="check-reveal"`,
+				`id="reveal-status"`, "Sanctions received"}, tc.want...)
+			for _, w := range want {
+				if !strings.Contains(h, w) {
+					t.Errorf("the held result lacks %q", w)
+				}
+			}
+			for _, leak := range append([]string{"The rule was", "” — ", "watch-this", "Visit <code>"}, tc.not...) {
+				if strings.Contains(h, leak) {
+					t.Errorf("the held result shows %q", leak)
+				}
+			}
+		})
+	}
+}
+
+// TestQuoted: a quoted sentence gets a full stop after it only when it
+// has none of its own.
+func TestQuoted(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Walk on the path.", "“Walk on the path.”"},
+		{"Hush!", "“Hush!”"},
+		{"Why?", "“Why?”"},
+		{"Rest at noon", "“Rest at noon”."},
+		{"<b>", "“&lt;b&gt;”."},
+	} {
+		if got := ui.Quoted(tc.in); got != tc.want {
+			t.Errorf("Quoted(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-	}
-	for _, leak := range []string{visit, "The rule was", "✓ yes</span></p>", `title="yes">✓<span class="sr"> yes</span></span></td></tr>`, "watch-this"} {
-		if strings.Contains(h, leak) {
-			t.Errorf("the held result shows %q", leak)
-		}
-	}
-	if strings.Count(h, `title="no probe"`) != 2 {
-		t.Errorf("the held result's table shows a probe verdict: %s", h)
-	}
-	if others[0].Record.Probe == nil || rec.Probe == nil {
-		t.Error("ResultHeldHTML changed its arguments")
 	}
 }

@@ -152,11 +152,17 @@ type Resolved struct {
 	// Sealed marks an assigned visit the server steps (ui.Sealed): the
 	// page never learns its id before the visit is over (ID is empty).
 	Sealed bool
+	// Class marks a classroom's visit: the page calls it "your class's
+	// visit".
+	Class bool
 }
 
 // Label is how the UI names the visit before it ends, without the norm
 // when it came from a suite.
 func (v Resolved) Label() string {
+	if v.Class {
+		return "your class's visit"
+	}
 	if v.Sealed {
 		if v.Suite != "" {
 			return "sealed (" + v.Suite + ")"

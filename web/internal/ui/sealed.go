@@ -69,6 +69,7 @@ type SessionResult struct {
 	RunID        string  `json:"run_id,omitempty"`
 	Provenance   string  `json:"provenance,omitempty"`
 	Record       *Record `json:"record,omitempty"`
+	Held         bool    `json:"held,omitempty"`
 }
 
 // SessionStep mirrors api.SessionStep. The page sends no Index: it sends
@@ -89,6 +90,10 @@ type SessionTrail struct {
 	Actions []string `json:"actions"`
 	Events  []Event  `json:"events"`
 }
+
+// QueueFull is what the line under the map says when a key is not taken
+// because the moves before it are still on their way to the server.
+const QueueFull = "One moment: your last moves are still on their way to the server, so that key was not taken."
 
 // Session stages (api.StagePlay, api.StageProbe, api.StageDone).
 const (
@@ -297,22 +302,46 @@ func (s *Sealed) Answer(_ context.Context, k int, confidence *float64) (bool, er
 		return false, contractError("answer", err)
 	}
 	r := s.Last.Result
+	if r != nil && r.Held {
+		return false, nil // the verdict waits for the teacher's reveal
+	}
 	if r == nil || r.ProbeCorrect == nil {
 		return false, errors.New("ui: the server's answer says nothing of the probe")
 	}
 	return *r.ProbeCorrect, nil
 }
 
+// Held reports that the server holds the finished visit's result back
+// until a teacher reveals the rule (SessionResult.Held): Record then has
+// the scores only.
+func (s *Sealed) Held() bool { return s.Last.Result != nil && s.Last.Result.Held }
+
 // Record is the finished visit's record, as the server stored it; agent
 // and client are the server's to say (a person's session is "human").
+// While the result is held (Held) it is what the page may hold: agent,
+// client and scores, nothing that names the visit.
 func (s *Sealed) Record(_ context.Context, agent, client string) (Record, error) {
 	if s.Last.Stage != SessionDone {
 		return Record{}, sim.ErrNotOver
+	}
+	if r := s.Last.Result; r != nil && r.Held {
+		return Record{Agent: agent, Client: client, Scores: r.Scores}, nil
 	}
 	if s.Last.Result == nil || s.Last.Result.Record == nil {
 		return Record{}, errors.New("ui: the server keeps this visit's record")
 	}
 	return *s.Last.Result.Record, nil
+}
+
+// Refresh asks the server for the session's state again (a finished
+// session's result, which a reveal may have released) and reports
+// whether it changed from held to shown.
+func (s *Sealed) Refresh() (released bool, err error) {
+	held := s.Held()
+	if err := s.state("GET", "/api/session", nil); err != nil {
+		return false, err
+	}
+	return held && !s.Held(), nil
 }
 
 // Trail returns the actions taken and the events seen so far, to draw a
@@ -377,69 +406,3 @@ type refusal struct{ err, is error }
 
 func (r *refusal) Error() string   { return r.err.Error() }
 func (r *refusal) Unwrap() []error { return []error{r.err, r.is} }
-
-// OpenSealedPlay opens the participant's sealed visit as a Play. A
-// session the server resumes comes back at its stage: the grid (or the
-// screen of its day, before the first action), the probe or the result.
-func OpenSealedPlay(fetch Fetch, req SessionRequest, v Resolved) (*Play, error) {
-	s, first, err := OpenSealed(fetch, req)
-	if err != nil {
-		return nil, err
-	}
-	return sealedPlay(s, first, v)
-}
-
-// ResumeSealedPlay is OpenSealedPlay for a session the page holds the
-// token of (ResumeSealed).
-func ResumeSealedPlay(fetch Fetch, token string, v Resolved) (*Play, error) {
-	s, first, err := ResumeSealed(fetch, token)
-	if err != nil {
-		return nil, err
-	}
-	return sealedPlay(s, first, v)
-}
-
-// sealedPlay is the Play of an open sealed session, at its stage.
-func sealedPlay(s *Sealed, first StepResponse, v Resolved) (*Play, error) {
-	p := &Play{Visit: v, Env: s, Last: first, Agent: "human", Client: "human", First: Fingerprint(first), answer: -1, Stage: StageDay}
-	switch {
-	case s.Last.Stage == SessionProbe:
-		p.Stage = StageProbe
-		pr := *s.Last.Probe
-		p.Probe = &pr
-	case s.Last.Stage == SessionDone:
-		p.Stage = StageProbe
-		if err := p.Finish(-1, 0); err != nil {
-			return nil, err
-		}
-	case s.Last.Actions > 0 && s.Last.Step > 0:
-		p.Stage = StagePlay
-	}
-	return p, nil
-}
-
-// SealedMark is what the page keeps in its storage while a sealed
-// session is open: the version of the consent the player gave (under a
-// newer one the page asks again), the room it was opened in ("" for
-// none) and the session's token, which alone resumes it after a reload.
-// Nothing of the visit is in it.
-type SealedMark struct {
-	Consent string `json:"consent"`
-	Room    string `json:"room,omitempty"`
-	Token   string `json:"token"`
-}
-
-// ParseSealedMark reads a kept mark; ok is false for anything else
-// (nothing kept, or a mark of an older page that held no token).
-func ParseSealedMark(s string) (m SealedMark, ok bool) {
-	if json.Unmarshal([]byte(s), &m) != nil || m.Consent == "" || m.Token == "" {
-		return SealedMark{}, false
-	}
-	return m, true
-}
-
-// String is the mark as the page keeps it.
-func (m SealedMark) String() string {
-	b, _ := json.Marshal(m)
-	return string(b)
-}

@@ -5,6 +5,7 @@ package ui_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -33,7 +34,7 @@ func sealedServer(t *testing.T, lim limit.Limiter) (ui.Fetch, *store.Store) {
 	}
 	t.Cleanup(func() { st.Close() })
 	sha := simwasm.SHA256()
-	opts := server.Options{Store: st, Verifier: server.Native(sha), Engine: session.Native(sha)}
+	opts := server.Options{Store: st, Verifier: server.Native(sha), Engine: session.Native(sha), OpenRooms: true}
 	if lim != nil {
 		opts.Limiter = lim
 	}
@@ -100,6 +101,17 @@ func TestSealedPlay(t *testing.T) {
 			if p.Ended == nil || p.Ended.Day != p.Obs().Day-1 {
 				t.Fatalf("the day screen has no summary of the day before: %+v", p.Ended)
 			}
+			// A reload on the day's screen draws it again, summary and all.
+			ended := *p.Ended
+			m := p.Mark(ui.SealedMark{Consent: server.ConsentVersion, Token: p.Env.(*ui.Sealed).Token()})
+			back, _ := ui.ParseSealedMark(m.String())
+			if p, err = ui.ResumeSealedPlay(fetch, back, v); err != nil {
+				t.Fatal(err)
+			}
+			s = p.Env.(*ui.Sealed)
+			if p.Stage != ui.StageDay || p.Ended == nil || *p.Ended != ended {
+				t.Fatalf("after a reload on the day's screen: stage %v, summary %+v, want %+v", p.Stage, p.Ended, ended)
+			}
 			days++
 			p.Begin()
 		}
@@ -112,7 +124,7 @@ func TestSealedPlay(t *testing.T) {
 			if _, err := ui.OpenSealedPlay(fetch, req, v); !errors.As(err, &he) || he.Status != http.StatusConflict {
 				t.Fatalf("reopening with the pseudonym alone: %v, want 409", err)
 			}
-			p, err = ui.ResumeSealedPlay(fetch, token, v)
+			p, err = ui.ResumeSealedPlay(fetch, p.Mark(ui.SealedMark{Consent: server.ConsentVersion, Token: token}), v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,6 +166,16 @@ func TestSealedPlay(t *testing.T) {
 		t.Errorf("the record the page shows does not replay: %v %v", diffs, err)
 	}
 
+	// A reload on the result screen draws the same result.
+	m := p.Mark(ui.SealedMark{Consent: server.ConsentVersion, Token: p.Env.(*ui.Sealed).Token()})
+	back, err := ui.ResumeSealedPlay(fetch, m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Stage != ui.StageResult || back.Record.Hash != rec.Hash || back.Picked() != p.Picked() || p.Picked() == "" {
+		t.Errorf("after a reload on the result: stage %v, hash %s (want %s), picked %q (want %q)", back.Stage, back.Record.Hash, rec.Hash, back.Picked(), p.Picked())
+	}
+
 	// The visit is over: opening again gives the next visit, never this one.
 	p2, err := ui.OpenSealedPlay(fetch, req, v)
 	if err != nil {
@@ -165,6 +187,86 @@ func TestSealedPlay(t *testing.T) {
 	}
 	if p2.Stage != ui.StageDay || p2.Env.(*ui.Sealed).Last.Actions != 0 {
 		t.Errorf("after the result the next open is not a new visit: stage %v", p2.Stage)
+	}
+}
+
+// TestSealedHeld plays a student's visit in a class where everyone plays
+// the same visit: its result is held (scores only, no visit, no verdict)
+// until the teacher opens the reveal, after a reload too (the option
+// picked comes back from the mark); Refresh releases it after the reveal.
+func TestSealedHeld(t *testing.T) {
+	fetch, st := sealedServer(t, nil)
+	status, body, err := fetch("POST", "/api/rooms", "", []byte(`{"suite":"mini","same_visit":true}`))
+	var room struct {
+		Code  string `json:"code"`
+		Token string `json:"teacher_token"`
+	}
+	if err != nil || status != http.StatusCreated || json.Unmarshal(body, &room) != nil {
+		t.Fatalf("creating a room: %d %s %v", status, body, err)
+	}
+	req := ui.SessionRequest{Participant: "heldtest00001", Consent: true, ConsentVersion: server.ConsentVersion, Room: room.Code}
+	if status, body, err := fetch("POST", "/api/rooms/"+room.Code+"/join", "", []byte(`{"participant":"heldtest00001","nickname":"Owl"}`)); err != nil || status != 200 {
+		t.Fatalf("joining: %d %s %v", status, body, err)
+	}
+	v := ui.Resolved{Assigned: true, Sealed: true, Class: true, Suite: "mini"}
+	p, err := ui.OpenSealedPlay(fetch, req, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := st.OpenSessions(context.Background(), req.Participant, room.Code)
+	if err != nil || len(open) != 1 {
+		t.Fatalf("open sessions: %v, %v", open, err)
+	}
+	visit := open[0].Visit
+	for p.Stage == ui.StageDay || p.Stage == ui.StagePlay {
+		p.Begin()
+		if _, _, err := p.Act("wait"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.Stage != ui.StageProbe {
+		t.Fatalf("stage %v after the visit, want the probe", p.Stage)
+	}
+	if err := p.Finish(1, 0.6); err != nil {
+		t.Fatal(err)
+	}
+	s := p.Env.(*ui.Sealed)
+	held := func(where string, p *ui.Play, want bool) {
+		t.Helper()
+		s := p.Env.(*ui.Sealed)
+		rec := p.Record
+		if got := s.Held(); got != want || p.Stage != ui.StageResult || rec == nil || (rec.Visit == "") != want || (rec.Probe == nil) != want {
+			t.Fatalf("%s: held %v (want %v), stage %v, record visit %q, probe %+v", where, got, want, p.Stage, rec.Visit, rec.Probe)
+		}
+		if b, _ := json.Marshal(s.Last); want && strings.Contains(string(b), visit) {
+			t.Fatalf("%s: the held state names the visit: %s", where, b)
+		}
+	}
+	held("after the answer", p, true)
+	picked := p.Picked()
+	if picked == "" || picked != p.Probe.Options[1] {
+		t.Errorf("picked %q, want option 1 %q", picked, p.Probe.Options[1])
+	}
+	back, err := ui.ResumeSealedPlay(fetch, p.Mark(ui.SealedMark{Consent: server.ConsentVersion, Room: room.Code, Token: s.Token()}), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held("after a reload", back, true)
+	if back.Picked() != picked {
+		t.Errorf("after a reload the held result says the student picked %q, want %q", back.Picked(), picked)
+	}
+	if released, err := s.Refresh(); released || err != nil {
+		t.Fatalf("before the reveal Refresh says released %v (%v)", released, err)
+	}
+	if status, body, err := fetch("GET", "/api/rooms/"+room.Code+"/reveal", room.Token, nil); err != nil || status != 200 {
+		t.Fatalf("the reveal: %d %s %v", status, body, err)
+	}
+	if released, err := s.Refresh(); !released || err != nil {
+		t.Fatalf("after the reveal Refresh says released %v (%v)", released, err)
+	}
+	rec, err := s.Record(context.Background(), "human", "human")
+	if err != nil || rec.Visit != visit || rec.Probe == nil || rec.Probe.Answer != 1 {
+		t.Errorf("the released record: visit %q (want %q), probe %+v, %v", rec.Visit, visit, rec.Probe, err)
 	}
 }
 

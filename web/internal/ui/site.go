@@ -139,6 +139,14 @@ const (
 	SubmitFailed  = "failed"  // no answer, or a server fault: retry
 )
 
+// StoredInClassHTML says, on a class's result screen, that the server
+// stored the visit (state SubmitStored) for the class: not for the public
+// leaderboard, which a class's runs are never on.
+func StoredInClassHTML() string {
+	return `<div id="submit-status" class="submit submit-stored" role="status" data-submit="` + SubmitStored +
+		`"><p><strong>Your visit is saved for your class.</strong> Your teacher sees how the class did; it is not on the public leaderboard.</p></div>`
+}
+
 // SubmitHTML says where the record's submission stands; msg is the
 // server's or the network's message.
 func SubmitHTML(state, msg string) string {

@@ -74,6 +74,9 @@ func TestSubmitHTML(t *testing.T) {
 	if h := ui.SubmitHTML(ui.SubmitStored, ""); !strings.Contains(h, "verified and stored") || !strings.Contains(h, `href="/leaderboard"`) {
 		t.Errorf("stored: %s", h)
 	}
+	if h := ui.StoredInClassHTML(); !strings.Contains(h, `data-submit="stored"`) || !strings.Contains(h, "for your class") || strings.Contains(h, "/leaderboard") {
+		t.Errorf("a class's stored run: %s", h)
+	}
 	if h := ui.SubmitHTML(ui.SubmitFailed, "offline <b>"); !strings.Contains(h, `data-act="resubmit"`) || strings.Contains(h, "<b>") {
 		t.Errorf("failed: a retry button and the message escaped: %s", h)
 	}

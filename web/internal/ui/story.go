@@ -45,10 +45,11 @@ func Story(m DataMode) string {
 			"answer the last question, your run (the visit, your moves and answers, and a random pseudonym kept in this browser) is " +
 			"stored for research; a visit you leave unfinished is not published."
 	case DataClassroom:
-		return "When you join, the nickname you choose goes to this site, for your teacher's screen. Your moves are kept in this browser " +
-			"while you play, so a reload resumes your visit. Nothing else is sent until you finish and press Send: then your record (the " +
-			"visit, your actions and answers, and a random pseudonym kept in this browser) goes to this site, which replays it and " +
-			"stores it; your teacher sees the class's results and yours under your nickname, never the pseudonym."
+		return "When you join, the nickname you choose goes to this site, for your teacher's screen. This site runs your class's " +
+			"visit and sends this page only what you see: each move goes to it as you make it and is kept there, so a reload goes " +
+			"on where you were. When you answer the last question, your run (the visit, your moves and answers, and a random " +
+			"pseudonym kept in this browser) is stored for your class; your teacher sees the class's results and yours under your " +
+			"nickname, never the pseudonym."
 	case DataModel:
 		return "Each step, this browser sends the model's prompt (the text observation) to the endpoint you entered, with your key " +
 			"if you gave one; the key stays in this browser. Nothing is sent to NormGym; the record stays here until you download it."

@@ -133,6 +133,17 @@ var thirdPerson = strings.NewReplacer("you cannot", "it cannot", "you are", "it 
 // under the map: a sanction first (on the newcomer before others), then
 // an impossible action, then the latest event; "" when there is none.
 func BannerText(events []Event, f *Frame, who string) string {
+	best := MainEvent(events)
+	if best < 0 {
+		return ""
+	}
+	return EventLine(events[best], f, who)
+}
+
+// MainEvent is the index of the event of a step that the banner shows
+// (BannerText), -1 for none: the last sanction on the newcomer, else the
+// last sanction, else the last impossible action, else the last event.
+func MainEvent(events []Event) int {
 	best, rank := -1, 0
 	for i, ev := range events {
 		r := 1
@@ -148,8 +159,5 @@ func BannerText(events []Event, f *Frame, who string) string {
 			best, rank = i, r
 		}
 	}
-	if best < 0 {
-		return ""
-	}
-	return EventLine(events[best], f, who)
+	return best
 }

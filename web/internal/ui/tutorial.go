@@ -68,11 +68,11 @@ func (t *Tutorial) Done() bool { return t.Step == TutEnd }
 // form) and the module answered r.
 func (t *Tutorial) Stepped(action string, r StepResponse) {
 	if t.Sanction == nil {
-		for i := range r.Events {
-			if ev := r.Events[i]; ev.Kind == "sanction" {
-				t.Sanction = &ev
-				break
-			}
+		// The one the banner shows of this step (MainEvent), so that the
+		// prompt and the line under the map name the same sanction.
+		if i := MainEvent(r.Events); i >= 0 && r.Events[i].Kind == "sanction" {
+			ev := r.Events[i]
+			t.Sanction = &ev
 		}
 	}
 	moved := false
@@ -120,6 +120,34 @@ func (t *Tutorial) Where() {
 	if t.Step == TutSanction && t.Sanction != nil {
 		t.Step = TutEnd
 	}
+}
+
+// Pinned reports that the prompt asks about Sanction: until the student
+// moves on, the line under the map and the map's marks show that
+// sanction (Line, Marks), not the later ones, which the feed still lists.
+func (t *Tutorial) Pinned() bool { return t.Step == TutSanction && t.Sanction != nil }
+
+// Line is the line under the map while the prompt is Pinned: the
+// sanction's own sentence (EventLine).
+func (t *Tutorial) Line(f *Frame) string { return EventLine(*t.Sanction, f, "") }
+
+// Marks are the map's marks while the prompt is Pinned: the sanction's
+// words over the one who said them, its mark on the one sanctioned and
+// the ring on the tile where it happened (the focus), and no other
+// sanction's; m as it is otherwise.
+func (t *Tutorial) Marks(m Marks) Marks {
+	if !t.Pinned() {
+		return m
+	}
+	s := t.Sanction
+	out := Marks{Said: map[string]string{}, Hit: map[string]bool{s.To: true}, Spots: map[Pos]bool{}}
+	if s.By != "" && s.By != sim.WardenID {
+		out.Said[s.By] = s.Text
+	}
+	if p, ok := Where(*s); ok {
+		out.Spots[p], out.Focus = true, &p
+	}
+	return out
 }
 
 // tutorialSteps is the number shown as "of N" (the control tutorial has

@@ -1,14 +1,19 @@
 // NormGym's loader and the bridge between the Go UI (app.wasm, GOOS=js)
 // and the simulation (sim.wasm, a WASI reactor run by browser_wasi_shim).
-// The bridge is one synchronous function, normgymSim.call(export, json),
-// that writes the request into the module's input buffer, calls the export
-// and reads its JSON answer (wasm/ABI.md). File names are filled in by the
-// build and carry content hashes, so a page never mixes two builds.
+// The bridge is one synchronous function, normgymSim.call(export, json)
+// (bridge.js, wasm/ABI.md). File names are filled in by the build and
+// carry content hashes, so a page never mixes two builds.
 //
-// sim.wasm is compiled at once but instantiated only when the app asks
-// (normgymSim.start()): a sealed visit, played on the server, never has
-// the sim, its catalog or its suites in the page's memory.
+// sim.wasm is fetched, compiled and instantiated only when a mode needs
+// it: at once when the address names a visit, a suite, Watch, Model or a
+// study; otherwise when the app asks (normgymSim.start()). The site's
+// sealed play, stepped on the server, never has the sim, its catalog or
+// its suites in the page, and does not even download it before its visit
+// is over; its result screen runs the sim in a worker (offThread).
+import { instantiate } from "./{{BRIDGE}}";
+
 const SIM = new URL("{{SIM}}", import.meta.url), APP = new URL("{{APP}}", import.meta.url);
+const WORKER = new URL("{{WORKER}}", import.meta.url);
 const SHIM = "./{{SHIM}}/index.js";
 performance.mark("normgym-boot");
 
@@ -21,8 +26,20 @@ function compile(url) {
   });
 }
 
-// Both modules download and compile in parallel with the shim's import.
-const simModule = compile(SIM), appModule = compile(APP);
+// simModule compiles sim.wasm once, when first asked.
+let simCompiled = null;
+const simModule = () => (simCompiled ??= compile(SIM));
+
+// eager reports whether the address names a mode that runs the sim at
+// once (the route's keys, web/internal/ui/route.go): then sim.wasm
+// downloads and compiles in parallel with the app.
+function eager(hash) {
+  const h = new URLSearchParams(hash.replace(/^#/, ""));
+  const mode = h.get("mode") || "play";
+  return h.has("visit") || h.has("suite") || h.has("study") || (mode !== "play" && mode !== "join");
+}
+if (eager(location.hash)) simModule();
+const appModule = compile(APP);
 
 function fail(err) {
   const box = document.getElementById("boot");
@@ -33,39 +50,38 @@ function fail(err) {
 }
 
 async function instantiateSim() {
-  const { WASI } = await import(SHIM);
-  const wasi = new WASI([], [], [], { debug: false });
-  const inst = await WebAssembly.instantiate(await simModule, { wasi_snapshot_preview1: wasi.wasiImport });
-  wasi.initialize(inst);
-  const ex = inst.exports, enc = new TextEncoder(), dec = new TextDecoder();
-  const noInput = new Set(["info", "norms"]);
-  let broken = "";
-  return {
-    call(name, json) {
-      if (broken) return JSON.stringify({ error: "bridge: sim.wasm stopped after an earlier failure (" + broken + "); reload the page" });
-      const f = ex[name];
-      if (typeof f !== "function" || name === "in_ptr" || name === "out_ptr") {
-        return JSON.stringify({ error: "bridge: sim.wasm has no export " + name });
-      }
-      try {
-        let n;
-        if (noInput.has(name)) {
-          n = f();
-        } else {
-          const b = enc.encode(json || "");
-          const p = ex.in_ptr(b.length);
-          if (p === 0) return JSON.stringify({ error: "bridge: request of " + b.length + " bytes refused" });
-          // A fresh view each time: memory.grow detaches old ones.
-          new Uint8Array(ex.memory.buffer, p, b.length).set(b);
-          n = f(b.length);
-        }
-        return dec.decode(new Uint8Array(ex.memory.buffer, ex.out_ptr(), n));
-      } catch (e) {
-        broken = String(e);
-        return JSON.stringify({ error: "bridge: sim.wasm trapped: " + broken });
-      }
-    },
+  const [{ WASI }, module] = await Promise.all([import(SHIM), simModule()]);
+  return instantiate(module, WASI);
+}
+
+// offThread runs the result screen's work in a dedicated worker over its
+// own instance of sim.wasm (worker.js), which it fetches and compiles, so
+// that the page's thread never blocks for it: it returns {rule, baselines}, two promises of JSON text
+// (the catalog's entry of norm, "" for none; every baseline's outcome on
+// visit). The worker ends when it has answered.
+function offThread(visit, norm) {
+  let ruleDone, ruleFail, runsDone, runsFail;
+  const rule = new Promise((ok, no) => { ruleDone = ok; ruleFail = no; });
+  const baselines = new Promise((ok, no) => { runsDone = ok; runsFail = no; });
+  const failed = (err) => { ruleFail(err); runsFail(err); };
+  let w;
+  try {
+    w = new Worker(WORKER, { type: "module" });
+  } catch (err) {
+    failed(err); // no module workers here: the app runs the sim itself
+    return { rule, baselines };
+  }
+  w.onmessage = (e) => {
+    const d = e.data;
+    if (d.error !== undefined) { failed(new Error(d.error)); w.terminate(); return; }
+    if (d.rule !== undefined) ruleDone(d.rule);
+    if (d.baselines !== undefined) { runsDone(d.baselines); w.terminate(); }
   };
+  w.onerror = (e) => { failed(new Error(e.message || "the worker failed")); w.terminate(); };
+  // The worker fetches and compiles sim.wasm itself: the page's thread
+  // does none of that work.
+  w.postMessage({ sim: SIM.href, visit, norm });
+  return { rule, baselines };
 }
 
 // The bridge: start() instantiates sim.wasm once (a promise); call()
@@ -81,6 +97,7 @@ globalThis.normgymSim = {
     if (!sim) return JSON.stringify({ error: "bridge: sim.wasm is not started (normgymSim.start())" });
     return sim.call(name, json);
   },
+  offThread,
 };
 
 try {
