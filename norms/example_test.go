@@ -20,7 +20,7 @@ func ExampleParse() {
 	// Output:
 	// require bow before enter
 	// require bow before enter zone=market
-	// norms: column 13: unknown key "colour" (want one of color, dir, hat, object, over, phase, role, terrain, zone)
+	// norms: column 13: unknown key "colour" (want one of color, dir, follows, hat, near, object, over, phase, role, terrain, zone)
 }
 
 func ExampleCatalog_Lookup() {

@@ -76,7 +76,9 @@ func (p *parser) peek() (token, bool) {
 // Parse checks that every verb is one of Verbs, every key one of Keys and
 // every value one the key may take; that "except" is followed by at least
 // one qualifier; that a require rule's act is "bow" or "use" (and that "use"
-// names its object=...); and that no key appears twice in one qualifier list.
+// names its object=...); that follows=... qualifies only a rule's event, not
+// in its except list, and only an act on the spot (pick, drop, litter, use,
+// bow, give, handle); and that no key appears twice in one qualifier list.
 // Empty qualifier lists are nil in the result.
 //
 // On failure the error is a *SyntaxError. Parse never panics.
@@ -220,6 +222,9 @@ func (p *parser) act() (Event, error) {
 			return Event{}, err
 		}
 	}
+	if _, ok := act.Value("follows"); ok {
+		return Event{}, p.errAt(vt.off, `an act cannot say follows=... (only a rule's event can)`)
+	}
 	if act.Verb == "use" {
 		if _, ok := act.Value("object"); !ok {
 			return Event{}, p.errAt(vt.off, `act "use" needs object=... (want one of %s)`, strings.Join(Objects(), ", "))
@@ -264,7 +269,30 @@ func (p *parser) event(after string) (Event, error) {
 	if except >= 0 && len(ev.Except) == 0 {
 		return Event{}, p.errAt(except, `"except" needs at least one qualifier`)
 	}
+	if err := p.followsOn(ev, vt.off); err != nil {
+		return Event{}, err
+	}
 	return ev, nil
+}
+
+// followsVerbs are the verbs an event qualified by follows may have: acts
+// done on the spot, which someone else's latest action can be an act of.
+func followsVerbs() []string {
+	return []string{"pick", "drop", "litter", "use", "bow", "give", "handle"}
+}
+
+// followsOn checks that event ev (its verb at offset off) says follows=...
+// outside its except list, and only with one of followsVerbs.
+func (p *parser) followsOn(ev Event, off int) error {
+	for _, q := range ev.Except {
+		if q.Key == "follows" {
+			return p.errAt(off, `follows=... cannot exempt (put it before "except")`)
+		}
+	}
+	if _, ok := ev.Value("follows"); ok && !slices.Contains(followsVerbs(), ev.Verb) {
+		return p.errAt(off, "follows=... needs a verb of an act on the spot (want one of %s)", strings.Join(followsVerbs(), ", "))
+	}
+	return nil
 }
 
 // isWord reports whether s is a word of the grammar other than a qualifier.

@@ -126,7 +126,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown deontic", "allow step", 1, `unknown rule type "allow"`},
 		{"missing verb", "forbid", 7, "missing verb"},
 		{"unknown verb", "forbid walk color=red", 8, `unknown verb "walk"`},
-		{"unknown key", "forbid step colour=blue", 13, `unknown key "colour" (want one of color, dir, hat,`},
+		{"unknown key", "forbid step colour=blue", 13, `unknown key "colour" (want one of color, dir, follows, hat,`},
 		{"missing key", "forbid step =blue", 13, "missing key"},
 		{"bad value", "forbid step color=purple", 19, `bad value "purple" for color (want one of red, blue`},
 		{"value of another key", "forbid step zone=sand", 18, `bad value "sand" for zone`},

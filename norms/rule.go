@@ -10,6 +10,24 @@
 //
 // For example "forbid step color=blue", "forbid litter except object=bin",
 // "require bow before enter zone=market", "require bow after meet role=elder".
+//
+// Two qualifier keys relate an act to someone else's place or act, as the
+// frame before the act shows them (the actor never counts):
+//
+//	near=W     someone else (W is "anyone" or a role; a gift's receiver
+//	           does not count) stands on or next to the tile the act is
+//	           judged at (the tile entered for a move, the actor's tile
+//	           otherwise): "forbid pick near=anyone";
+//	follows=W  someone else (W as for near) did the same act just before:
+//	           its latest action did something, had the event's verb and,
+//	           if the event names an object=..., was done on a tile holding
+//	           it; in the latest round of actions or in the one before (the
+//	           latest when the actor last acted). Turn-taking: "forbid use
+//	           object=well follows=anyone" (let two steps pass after someone
+//	           else used the well). It qualifies only a rule's event whose
+//	           verb is an act on the spot (pick, drop, litter, use, bow,
+//	           give, handle), never an act or an except list.
+//
 // Parse and Rule.String round-trip: String prints the canonical form.
 //
 // The package is pure: it reads the embedded catalog, never the file system,
@@ -85,7 +103,8 @@ func Verbs() []string {
 }
 
 // Keys lists the qualifier keys and, for each, the values it may take.
-// The key "over" takes a small integer 0..9 and is listed with those values.
+// The key "over" takes a small integer 0..9 and is listed with those values;
+// the relational keys "near" and "follows" take Others.
 func Keys() map[string][]string {
 	return map[string][]string{
 		"color":   Colors(),
@@ -97,8 +116,14 @@ func Keys() map[string][]string {
 		"object":  Objects(),
 		"role":    Roles(),
 		"over":    {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
+		"near":    Others(),
+		"follows": Others(),
 	}
 }
+
+// Others are the values of the relational keys near and follows: anyone
+// else, or anyone else of a role.
+func Others() []string { return append([]string{"anyone"}, Roles()...) }
 
 // Colors are the colours of tiles, objects and hats.
 func Colors() []string { return []string{"red", "blue", "yellow", "green"} }

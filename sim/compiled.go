@@ -36,6 +36,10 @@ type compiledEvent struct {
 	over   int            // carry: how many may be carried
 	overOK bool           // carry: over is a number (else nothing matches)
 	agents []norms.Qual   // pass and meet: what the other agent must be
+	// follows: the event's qualifier follows=who ("" without one), judged
+	// on the actor's history with othersDid; ev is the event it reads.
+	follows string
+	ev      *norms.Event
 }
 
 // The verbs of a compiledEvent. evNone is an instance of nothing (an
@@ -80,6 +84,7 @@ const (
 	fUsed
 	fReceiverRole
 	fReceiverHat
+	fNear // near=who: read from the frame (nearOther)
 )
 
 // compileRule compiles r, appending its qualifiers to buf and returning
@@ -153,6 +158,10 @@ func compileEvent(ev *norms.Event, isEvent bool, buf []compiledQual) (compiledEv
 	}
 	start := len(buf)
 	for _, q := range ev.Quals {
+		if q.Key == "follows" {
+			c.follows, c.ev = q.Value, ev
+			continue
+		}
 		buf = append(buf, compiledQual{field: qualField(ev.Verb, q.Key), value: q.Value})
 	}
 	mid := len(buf)
@@ -169,6 +178,8 @@ func compileEvent(ev *norms.Event, isEvent bool, buf []compiledQual) (compiledEv
 func qualField(verb, key string) uint8 {
 	to := verb == "step" || verb == "enter"
 	switch key {
+	case "near":
+		return fNear
 	case "phase":
 		return fPhase
 	case "dir":
@@ -212,9 +223,11 @@ func qualField(verb, key string) uint8 {
 }
 
 // holds is quals for one compiled qualifier.
-func (q *compiledQual) holds(tr *Transition) bool {
+func (q *compiledQual) holds(f *Frame, tr *Transition) bool {
 	var v string
 	switch q.field {
+	case fNear:
+		return nearOther(f, tr, q.value)
 	case fPhase:
 		v = tr.Phase
 	case fDir:
@@ -279,7 +292,7 @@ func (c *compiledEvent) matches(f *Frame, tr *Transition) bool {
 			return false
 		}
 		for k := range c.except {
-			if c.except[k].holds(tr) {
+			if c.except[k].holds(f, tr) {
 				return false
 			}
 		}
@@ -307,7 +320,7 @@ func (c *compiledEvent) matches(f *Frame, tr *Transition) bool {
 		return false
 	}
 	for k := range c.quals {
-		if !c.quals[k].holds(tr) {
+		if !c.quals[k].holds(f, tr) {
 			return false
 		}
 	}
@@ -322,6 +335,10 @@ func (c *compiledRule) judge(f *Frame, tr *Transition, h Hist) (bool, Hist) {
 		happened, h.Near = near && !h.Near, near
 	} else {
 		happened = c.event.matches(f, tr)
+	}
+	if c.event.follows != "" {
+		did := othersDid(f, c.event.ev, tr.Agent, c.event.follows)
+		happened, h.Near = happened && (did || h.Near), did
 	}
 	switch c.kind {
 	case ruleForbid:
@@ -373,8 +390,8 @@ const (
 // dropped or given) under c always gives "not broken" and leaves the
 // history as it was, so the planner may skip c for it.
 func (c *compiledRule) inert(step int) bool {
-	if c.event.verb == evMeet {
-		return false // the history follows who the actor is next to
+	if c.event.verb == evMeet || c.event.follows != "" {
+		return false // the history follows who the actor is next to, or who just acted
 	}
 	can := func(e *compiledEvent) bool {
 		switch e.verb {

@@ -8,9 +8,11 @@ import (
 
 // Hist is what an agent's past means for one rule: whether the required
 // act happened since the trigger last did ("before" norms), whether the
-// agent owes the act as its next action ("after" norms), and whether it
-// was next to an agent the rule's "meet" event names after its previous
-// action. A new day starts from the zero Hist.
+// agent owes the act as its next action ("after" norms), and Near: for a
+// "meet" event, whether it was next to an agent the event names after its
+// previous action; for an event qualified by "follows", whether someone
+// else had just done the event's act when it took its previous action. A
+// new day starts from the zero Hist.
 type Hist struct {
 	Since bool `json:"since,omitempty"`
 	Owe   bool `json:"owe,omitempty"`
@@ -67,6 +69,12 @@ func judgeRule(f *Frame, r *norms.Rule, tr *Transition, h Hist) (bool, Hist) {
 	} else {
 		happened = matches(f, &r.Event, tr)
 	}
+	if who, ok := r.Event.Value("follows"); ok {
+		// Someone else did the act in the latest round, or had in the
+		// round before (as the actor saw at its previous action).
+		did := othersDid(f, &r.Event, tr.Agent, who)
+		happened, h.Near = happened && (did || h.Near), did
+	}
 	switch r.Deontic {
 	case norms.Forbid:
 		return happened, h
@@ -108,7 +116,8 @@ func nextToMatching(f *Frame, qs []norms.Qual, tr *Transition) bool {
 
 // Matches reports whether transition tr is an instance of event ev.
 // Impossible actions are instances of nothing. "meet" depends on the
-// actor's history (Judge tracks it) and is an instance of nothing here.
+// actor's history (Judge tracks it) and is an instance of nothing here;
+// so does the qualifier "follows", which Matches leaves out.
 func Matches(f *Frame, ev norms.Event, tr Transition) bool {
 	return matches(f, &ev, &tr)
 }
@@ -202,6 +211,15 @@ func agentQuals(qs []norms.Qual, a *Agent) bool {
 // quals reports whether every qualifier holds for tr.
 func quals(qs []norms.Qual, verb string, tr *Transition, f *Frame) bool {
 	for _, q := range qs {
+		switch q.Key {
+		case "near":
+			if !nearOther(f, tr, q.Value) {
+				return false
+			}
+			continue
+		case "follows":
+			continue // judged on the actor's history (judgeRule)
+		}
 		v, ok := attr(verb, q.Key, tr)
 		if !ok || v != q.Value {
 			return false
@@ -243,4 +261,65 @@ func attr(verb, key string, tr *Transition) (string, bool) {
 		return tr.ReceiverHat, verb == "give"
 	}
 	return "", false
+}
+
+// other reports whether agent j of f is someone else for tr (neither the
+// actor nor the one it gives to) whom who ("anyone" or a role) names.
+func other(f *Frame, tr *Transition, j int, who string) bool {
+	return j != tr.Agent && j != tr.Receiver && (who == "anyone" || f.Agents[j].Role == who)
+}
+
+// nearOther is the qualifier near=who: someone else stands on or next to
+// the tile tr is judged at (the tile entered for a move), in the frame
+// before it.
+func nearOther(f *Frame, tr *Transition, who string) bool {
+	for j := range f.Agents {
+		if other(f, tr, j, who) && near(tr.To, f.Agents[j].Pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// othersDid reports whether someone else whom who ("anyone" or a role)
+// names did the act of event ev in its latest action, as frame f shows
+// it: the action did something, had the act's verb (see actOf) and
+// was done on a tile holding the object ev names, if it names one.
+func othersDid(f *Frame, ev *norms.Event, actor int, who string) bool {
+	obj, named := ev.Value("object")
+	for j := range f.Agents {
+		a := &f.Agents[j]
+		if j == actor || a.Failed || (who != "anyone" && a.Role != who) || !actOf(ev.Verb, actVerb(a.LastAction)) {
+			continue
+		}
+		if !named || f.At(a.Pos).Object == obj {
+			return true
+		}
+	}
+	return false
+}
+
+// actOf reports whether an action with verb act is an act of event verb
+// ev, for the qualifier follows: pick, drop, use, bow and give are their
+// own actions, litter is a drop, handle a pick, drop or give.
+func actOf(ev, act string) bool {
+	switch ev {
+	case "pick", "drop", "use", "bow", "give":
+		return act == ev
+	case "litter":
+		return act == Drop
+	case "handle":
+		return act == Pick || act == Drop || act == Give
+	}
+	return false
+}
+
+// actVerb is the verb of an action's canonical text ("give mara" → "give").
+func actVerb(act string) string {
+	for i := 0; i < len(act); i++ {
+		if act[i] == ' ' {
+			return act[:i]
+		}
+	}
+	return act
 }

@@ -151,8 +151,8 @@ func PlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (path [
 
 // trimPlanRules keeps the rules (and their histories) a plan respects: at
 // most maxPlanRules, of which at most maxPlanRequires carry history
-// (requirements and "meet" events; other forbid rules add no search
-// state), and returns how a search numbers its states.
+// (requirements, "meet" events and events qualified by "follows"; other
+// forbid rules add no search state), and returns how a search numbers its states.
 func trimPlanRules(rules []norms.Rule, hists []Hist) ([]norms.Rule, []Hist, stateKey) {
 	nr := len(rules)
 	if nr > maxPlanRules {
@@ -160,7 +160,7 @@ func trimPlanRules(rules []norms.Rule, hists []Hist) ([]norms.Rule, []Hist, stat
 	}
 	var k stateKey
 	for r := 0; r < nr; r++ {
-		if rules[r].Deontic == norms.Require || rules[r].Event.Verb == "meet" {
+		if carriesHistory(&rules[r]) {
 			if k.nreq == maxPlanRequires {
 				rules, hists = rules[:r], hists[:r]
 				break
@@ -171,6 +171,16 @@ func trimPlanRules(rules []norms.Rule, hists []Hist) ([]norms.Rule, []Hist, stat
 	}
 	k.width = 1 << (3 * k.nreq)
 	return rules, hists, k
+}
+
+// carriesHistory reports whether judging r changes the actor's history:
+// a requirement, or an event that is "meet" or qualified by "follows".
+func carriesHistory(r *norms.Rule) bool {
+	if r.Deontic == norms.Require || r.Event.Verb == "meet" {
+		return true
+	}
+	_, ok := r.Event.Value("follows")
+	return ok
 }
 
 // stateKey numbers a search's states: its tile, then the histories of the

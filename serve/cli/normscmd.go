@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/normgym/normgym/norms"
@@ -35,7 +36,9 @@ const checkAbout = `Checks norm files against the validity floors of sim/DESIGN.
 catalog family file (norms/catalog/README.md) or a catalog file with "families"
 (what "norms generate" writes, and the format of serve --private-catalog). Unless
 --alone, the files are checked as part of the public catalog: the standard suite
-is built from the public norms and the files' norms together.
+is built from the public norms and the files' norms together; a FILE named like a
+public catalog file stands for it (norms/catalog/92-beside.json checks that file
+in place).
 
 For each norm of the files, over its 16 visits of that standard suite: greedy's
 chance compliance (≤ 0.25), greedy's practice-day own sanction (≥ 0.60), the
@@ -70,6 +73,13 @@ func cmdNormsCheck(e *env) error {
 		fams, err := readNormFile(p)
 		if err != nil {
 			return err
+		}
+		for k := range files {
+			// A file named like a public one (the catalog's own, being
+			// checked in place) stands for it.
+			if !strings.HasPrefix(k, "~") && filepath.Base(k) == filepath.Base(p) {
+				delete(files, k)
+			}
 		}
 		for j, fam := range fams {
 			// After the public files, in the order given.
