@@ -14,11 +14,11 @@ import (
 func randomRule(rng *rand.Rand) norms.Rule {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	values := append(append(append(append(append(norms.Colors(), norms.Phases()...), norms.Dirs()...), norms.Objects()...), norms.Roles()...),
-		"grass", "sand", "stone", "floor", "path", "water", "market", "garden", "plaza", "0", "1", "2", "x", "")
+		"anyone", "grass", "sand", "stone", "floor", "path", "water", "market", "garden", "plaza", "0", "1", "2", "x", "")
 	quals := func() []norms.Qual {
 		var qs []norms.Qual
 		for range rng.IntN(3) {
-			qs = append(qs, norms.Qual{Key: pick("phase", "dir", "terrain", "zone", "color", "object", "role", "hat", "over", "bogus"), Value: pick(values...)})
+			qs = append(qs, norms.Qual{Key: pick("phase", "dir", "terrain", "zone", "color", "object", "role", "hat", "over", "near", "follows", "bogus"), Value: pick(values...)})
 		}
 		return qs
 	}
@@ -41,7 +41,7 @@ func TestCompiledRuleMatchesJudge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var rules []norms.Rule
 	for _, n := range norms.Default().Norms() {
-		rules = append(rules, n.Rule)
+		rules = append(rules, n.Rules()...)
 	}
 	for range 150 {
 		rules = append(rules, randomRule(rng))

@@ -150,7 +150,7 @@ func matches(f *Frame, ev *norms.Event, tr *Transition) bool {
 			return false
 		}
 		for _, q := range ev.Except {
-			if quals([]norms.Qual{q}, ev.Verb, tr, f) {
+			if q.Key != "follows" && quals([]norms.Qual{q}, ev.Verb, tr, f) {
 				return false
 			}
 		}
