@@ -34,12 +34,13 @@ func refPlanPath(f *Frame, i int, g Goal, rules []norms.Rule, hists []Hist) (pat
 	if nr > maxPlanRules {
 		rules, hists, nr = rules[:maxPlanRules], hists[:maxPlanRules], maxPlanRules
 	}
-	// Only requirements and "meet" events carry history; other forbid
-	// rules add no search state.
+	// Only requirements, "meet" events and events qualified by "follows"
+	// carry history; other forbid rules add no search state.
 	var req [maxPlanRequires]int
 	nreq := 0
 	for k := 0; k < nr; k++ {
-		if rules[k].Deontic == norms.Require || rules[k].Event.Verb == "meet" {
+		_, follows := rules[k].Event.Value("follows")
+		if rules[k].Deontic == norms.Require || rules[k].Event.Verb == "meet" || follows {
 			if nreq == maxPlanRequires {
 				rules, hists, nr = rules[:k], hists[:k], k
 				break
