@@ -179,11 +179,12 @@ func buildSuite(cat *norms.Catalog, name string) (Suite, error) {
 		return Suite{Name: name, Visits: visits,
 			Description: "every norm under observe with noisy (missed and false) and with delayed sanctions"}, nil
 	case Harder:
-		// Every tier-2 norm under every learning condition four times,
-		// worlds rotating: no single feature of one act gives it away.
+		// Every tier-2 norm (compound, relational or turn-taking) under
+		// every learning condition four times, worlds rotating: no single
+		// feature of one act gives it away.
 		hard, _ := tierNorms(cat, 2)
 		return Suite{Name: name, Visits: everyNorm(hard, 4, 20000),
-			Description: "the harder tier: every compound and conditional norm under observe, peers, solo and told four times"}, nil
+			Description: "the harder tier: every compound, relational and turn-taking norm under observe, peers, solo and told four times"}, nil
 	case "train", "heldout":
 		var keep []norms.Norm
 		for _, n := range all {
