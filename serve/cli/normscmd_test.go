@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,12 +32,19 @@ func TestNormsCheck(t *testing.T) {
 	valid := write("valid.json", `{"family": "ground", "norms": [
   {"key": "bowon", "values": ["grass", "sand", "stone"], "rule": "require bow before step terrain={value}",
    "statement": "Bow before you step onto {value}.", "tag": "counterintuitive"}]}`)
+	public, err := fs.ReadFile(norms.DefaultFiles(), "93-turn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPlace := write("93-turn.json", string(public))
 	tests := []struct {
 		name     string
 		file     string
 		code     int
 		contains []string
 	}{
+		{"a catalog file checked in place", inPlace, 0, []string{
+			"turn.wait=handle (turn, counterintuitive)", "4 norms checked: all valid"}},
 		{"greedy keeps it by chance", trivial, 1, []string{
 			"ground.keepoff=water (ground, commonsense)", "chance compliance (greedy, test day)", "1.00 (16/16)", "want ≤ 0.25", "FAIL",
 			"verdict: INVALID", "3 norms checked: 3 of 3 norms invalid"}},
