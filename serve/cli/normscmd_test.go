@@ -44,7 +44,7 @@ func TestNormsCheck(t *testing.T) {
 		contains []string
 	}{
 		{"a catalog file checked in place", inPlace, 0, []string{
-			"turn.wait=handle (turn, counterintuitive)", "4 norms checked: all valid"}},
+			"turn.wait=gift (turn, counterintuitive)", "5 norms checked: all valid"}},
 		{"greedy keeps it by chance", trivial, 1, []string{
 			"ground.keepoff=water (ground, commonsense)", "chance compliance (greedy, test day)", "1.00 (16/16)", "want ≤ 0.25", "FAIL",
 			"verdict: INVALID", "3 norms checked: 3 of 3 norms invalid"}},
