@@ -11,8 +11,8 @@ import (
 // TestMembersKeepRelationalNorms plays the harder tier's relational and
 // turn-taking norms (families beside and turn) with a newcomer who only
 // waits: careful members (peers) never break them, and careless ones
-// (observe) break them where the newcomer can see and are sanctioned for
-// it, so that they can be learnt by watching.
+// (observe) break them and are sanctioned for it, so that they can be
+// learnt by watching.
 func TestMembersKeepRelationalNorms(t *testing.T) {
 	for _, fam := range []string{"beside", "turn"} {
 		ns := norms.Default().Family(fam)
@@ -71,8 +71,8 @@ func memberViolations(e *Visit) (broken, sanctioned int) {
 // TestMembersBreakRelationalParts plays, as norms of their own, the parts
 // of the harder tier's relational and turn-taking norms that say near= or
 // follows=: careless members break each under observe and are sanctioned
-// for it where the newcomer sees, so the part itself (not only the rule
-// beside it in a compound) can be learnt by watching.
+// for it (a sanction is an event every watcher sees), so the part itself,
+// not only the rule beside it in a compound, can be learnt by watching.
 func TestMembersBreakRelationalParts(t *testing.T) {
 	var parts []string
 	for _, fam := range []string{"beside", "turn"} {
