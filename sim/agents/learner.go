@@ -9,12 +9,13 @@ import (
 )
 
 // learner infers the norm over hypotheses, each a rule judged on every
-// transition it sees (sim.Judge). The observer (social) weighs every
-// agent's transitions, sanctioned or not, and watches before acting on
-// the practice day; the self-learner only counts the hypotheses that
-// explain sanctions on its own actions. Both take the grammar's
-// one-feature rules as hypotheses (hypotheses.go). The counter (counts)
-// watches like the observer but counts generic features instead
+// transition it sees as sim.Judge judges it (through a sim.RuleSet). The
+// observer (social) weighs every agent's transitions, sanctioned or not,
+// and watches before acting on the practice day; the self-learner scores
+// the hypotheses by its own actions only: the sanctions each explains,
+// less the seen acts it flags that went unsanctioned. Both take the
+// grammar's one-feature rules as hypotheses (hypotheses.go). The counter
+// (counts) watches like the observer but counts generic features instead
 // (counter.go).
 type learner struct {
 	social bool
@@ -22,8 +23,9 @@ type learner struct {
 	set    *sim.RuleSet   // hyps, read for judging
 	index  map[string]int // hyps' canonical texts, or nil (then searched)
 	// logp: the observer's log posterior, unnormalised and relative to a
-	// hypothesis that flags nothing (learn); the self-learner's sanction
-	// counts.
+	// hypothesis that flags nothing (learn); the self-learner's score, the
+	// sanctions on its own acts a hypothesis explains less the seen acts
+	// it flags that went unsanctioned.
 	logp   []float64
 	counts *counting // the counter's tallies, or nil
 	// cat is the catalog whose statements the told text and the probe's
@@ -172,8 +174,12 @@ func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 			case l.counts != nil:
 				l.counts.add(int(h), true, seen, s)
 			case !l.social:
+				// One point for a sanction it explains, one off for an act
+				// it calls a violation that was seen and went unsanctioned.
 				if s {
 					l.logp[h]++
+				} else if seen {
+					l.logp[h]--
 				}
 			default:
 				l.logp[h] += logLikelihood[1][b2i(seen)][b2i(s)][member] - logLikelihood[0][b2i(seen)][b2i(s)][member]
@@ -284,13 +290,17 @@ func (l *learner) suspects() []int {
 		// as many as a plan can respect (sim.PlanPath ignores the rest).
 		return idx[:min(len(idx), maxSelfRespected)]
 	}
-	// The observer respects the hypotheses that hold real posterior mass.
+	// The observer respects the most probable hypotheses that hold real
+	// posterior mass, until they hold cover of it together.
 	var out []int
+	held := 0.0
 	for _, h := range idx {
-		if math.Exp(l.logp[h]-best)/total < minShare || len(out) == maxRespected {
+		p := math.Exp(l.logp[h]-best) / total
+		if p < minShare || len(out) == maxRespected || held >= cover {
 			break
 		}
 		out = append(out, h)
+		held += p
 	}
 	return out
 }
@@ -299,8 +309,9 @@ func (l *learner) suspects() []int {
 // least minShare of the posterior; hypotheses more than negligible below
 // the best (in log posterior) hold none worth adding up.
 const (
-	minShare     = 0.12
-	maxRespected = 4
+	minShare     = 0.04
+	cover        = 0.5
+	maxRespected = 8
 	negligible   = 40.0
 	// maxSelfRespected is how many rules a plan respects (sim.PlanPath).
 	maxSelfRespected = 8
