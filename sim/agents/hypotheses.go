@@ -50,15 +50,15 @@ func statementRules(cat *norms.Catalog, s string) []norms.Rule {
 // tell restricts the learner to the rules the told statement states
 // (through its catalog): they become its only hypotheses, whether or not
 // the grammar's one-feature space holds them (a compound's conditional
-// clause does not). A statement no norm of the catalog says tells it
-// nothing.
+// clause does not), and it respects every one of them. A statement no
+// norm of the catalog says tells it nothing.
 func (l *learner) tell(statement string) {
 	rules := statementRules(l.cat, statement)
 	if len(rules) == 0 {
 		return
 	}
 	l.over(sim.NewRuleSet(rules))
-	l.index = nil
+	l.index, l.stated = nil, true
 }
 
 // hypIndex returns the index of rule r among the learner's hypotheses.

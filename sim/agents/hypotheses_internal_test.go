@@ -63,6 +63,9 @@ func TestLearnerHypotheses(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("told %q: hypotheses %q, want %q", tc.told, got, tc.want)
 			}
+			if got, want := len(l.suspects()), len(tc.want); got != want {
+				t.Errorf("told %q: respects %d rules, want all %d it was told", tc.told, got, want)
+			}
 		})
 	}
 }

@@ -40,6 +40,9 @@ type learner struct {
 	idx       []int // suspects' scratch
 	day       int
 	told      bool
+	// stated: the told statement named rules, now the only hypotheses,
+	// all of them respected (tell).
+	stated bool
 	// warden: a warden's sanction was seen, so members are bystanders
 	// and only the newcomer is watched (read from the events, as a model
 	// would read "The warden sanctioned you").
@@ -249,6 +252,14 @@ func (l *learner) suspects() []int {
 	if l.counts != nil {
 		l.idx = l.counts.suspects(l.idx)
 		return l.idx
+	}
+	if l.stated {
+		idx := l.idx[:0]
+		for h := range l.hyps {
+			idx = append(idx, h)
+		}
+		l.idx = idx
+		return idx
 	}
 	best := math.Inf(-1)
 	for _, v := range l.logp {
