@@ -50,8 +50,8 @@ func statementRules(cat *norms.Catalog, s string) []norms.Rule {
 // tell restricts the learner to the rules the told statement states
 // (through its catalog): they become its only hypotheses, whether or not
 // the grammar's one-feature space holds them (a compound's conditional
-// clause does not), and it respects every one of them. A statement no
-// norm of the catalog says tells it nothing.
+// clause does not), and the observer respects every one of them. A
+// statement no norm of the catalog says tells it nothing.
 func (l *learner) tell(statement string) {
 	rules := statementRules(l.cat, statement)
 	if len(rules) == 0 {

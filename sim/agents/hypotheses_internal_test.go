@@ -138,3 +138,29 @@ func TestLearnerPrivateCatalog(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertTop: the kept hypotheses are the most probable, first, ties
+// in the order inserted, at most maxTop.
+func TestInsertTop(t *testing.T) {
+	tests := []struct {
+		name string
+		logp []float64
+		want []int
+	}{
+		{"most probable first", []float64{1, 3, 2}, []int{1, 2, 0}},
+		{"ties in order", []float64{0, 5, 0, 5}, []int{1, 3, 0, 2}},
+		{"at most maxTop", []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, []int{9, 8, 7, 6, 5, 4, 3, 2}},
+		{"a tie past the end is left out", []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var top []int
+			for h := range tc.logp {
+				top = insertTop(top, h, tc.logp)
+			}
+			if !slices.Equal(top, tc.want) {
+				t.Errorf("top = %v, want %v", top, tc.want)
+			}
+		})
+	}
+}

@@ -40,8 +40,9 @@ type learner struct {
 	idx       []int // suspects' scratch
 	day       int
 	told      bool
-	// stated: the told statement named rules, now the only hypotheses,
-	// all of them respected (tell).
+	// stated: the told statement named rules, now the only hypotheses;
+	// the observer respects all of them (tell), the self-learner those
+	// its own sanctions single out.
 	stated bool
 	// warden: a warden's sanction was seen, so members are bystanders
 	// and only the newcomer is watched (read from the events, as a model
@@ -253,7 +254,7 @@ func (l *learner) suspects() []int {
 		l.idx = l.counts.suspects(l.idx)
 		return l.idx
 	}
-	if l.stated {
+	if l.stated && l.social {
 		idx := l.idx[:0]
 		for h := range l.hyps {
 			idx = append(idx, h)
@@ -275,31 +276,28 @@ func (l *learner) suspects() []int {
 		}
 		floor = best
 	}
+	// The most probable first, ties in the space's order; neither learner
+	// respects more than maxTop, so only those are kept. Hypotheses that
+	// never flagged anything (log posterior 0) are added up at once.
 	idx := l.idx[:0]
-	total := 0.0
+	total, zeros := 0.0, 0
 	for h, v := range l.logp {
-		if d := v - best; d > -negligible {
+		switch d := v - best; {
+		case v == 0:
+			zeros++
+		case d > -negligible:
 			total += math.Exp(d)
 		}
 		if v >= floor {
-			idx = append(idx, h)
+			idx = insertTop(idx, h, l.logp)
 		}
 	}
+	total += float64(zeros) * math.Exp(-best)
 	l.idx = idx
-	// Most probable first; ties keep the space's order.
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case l.logp[a] > l.logp[b]:
-			return -1
-		case l.logp[a] < l.logp[b]:
-			return 1
-		}
-		return 0
-	})
 	if !l.social {
 		// The self-learner avoids the hypotheses tied for most sanctions,
 		// as many as a plan can respect (sim.PlanPath ignores the rest).
-		return idx[:min(len(idx), maxSelfRespected)]
+		return idx
 	}
 	// The observer respects the most probable hypotheses that hold real
 	// posterior mass, until they hold cover of it together.
@@ -307,7 +305,7 @@ func (l *learner) suspects() []int {
 	held := 0.0
 	for _, h := range idx {
 		p := math.Exp(l.logp[h]-best) / total
-		if p < minShare || len(out) == maxRespected || held >= cover {
+		if p < minShare || held >= cover {
 			break
 		}
 		out = append(out, h)
@@ -316,17 +314,36 @@ func (l *learner) suspects() []int {
 	return out
 }
 
-// The observer respects at most maxRespected hypotheses, each holding at
-// least minShare of the posterior; hypotheses more than negligible below
-// the best (in log posterior) hold none worth adding up.
+// The observer respects hypotheses that each hold at least minShare of
+// the posterior until they hold cover together (at most maxTop);
+// hypotheses more than negligible below the best (in log posterior) hold
+// none worth adding up.
 const (
-	minShare     = 0.04
-	cover        = 0.5
-	maxRespected = 8
-	negligible   = 40.0
-	// maxSelfRespected is how many rules a plan respects (sim.PlanPath).
-	maxSelfRespected = 8
+	minShare   = 0.04
+	cover      = 0.5
+	negligible = 40.0
+	// maxTop is how many rules a plan respects (sim.PlanPath): the most
+	// either learner respects.
+	maxTop = 8
 )
+
+// insertTop inserts hypothesis h into top, kept most probable first
+// (ties in the order inserted) and at most maxTop long.
+func insertTop(top []int, h int, logp []float64) []int {
+	i := len(top)
+	for i > 0 && logp[top[i-1]] < logp[h] {
+		i--
+	}
+	if i == maxTop {
+		return top
+	}
+	if len(top) < maxTop {
+		top = append(top, 0)
+	}
+	copy(top[i+1:], top[i:len(top)-1])
+	top[i] = h
+	return top
+}
 
 func (l *learner) decide(o *sim.Observation) sim.Action {
 	// Watch before acting on the practice day, while members are doing
