@@ -97,6 +97,10 @@ func NewVisitIn(cat *norms.Catalog, id string) (*Visit, *Observation, error) {
 	return e, e.Observe(), nil
 }
 
+// Catalog returns the catalog the visit's norm and probe come from (the
+// public one, or an operator's private catalog).
+func (e *Visit) Catalog() *norms.Catalog { return e.cat }
+
 // ID returns the visit id.
 func (e *Visit) ID() VisitID { return e.id }
 

@@ -113,8 +113,11 @@ func ReplayIn(cat *norms.Catalog, r Record) (*Visit, error) {
 // record carries over what nothing can check: agent, client, the probe
 // confidence, suite, suite version and extra. SimSHA256 is left for the
 // host to set.
-func Verify(rec Record) (Record, []string, error) {
-	env, err := Replay(rec)
+func Verify(rec Record) (Record, []string, error) { return VerifyIn(norms.Default(), rec) }
+
+// VerifyIn is Verify for a record of a visit of catalog cat (see NewVisitIn).
+func VerifyIn(cat *norms.Catalog, rec Record) (Record, []string, error) {
+	env, err := ReplayIn(cat, rec)
 	if err != nil {
 		return Record{}, nil, err
 	}

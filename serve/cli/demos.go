@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/internal/workers"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
@@ -33,6 +34,7 @@ const demosAbout = "Writes a baseline's visits as chat-format JSON Lines for fin
 type demosConfig struct {
 	agent     string
 	suite     sim.Suite
+	catalog   *norms.Catalog // the visits' norms (nil: the public catalog)
 	settings  prompt.Settings
 	perStep   bool
 	maxTokens int
@@ -62,7 +64,7 @@ func cmdDemos(e *env) error {
 	if err != nil {
 		return err
 	}
-	cfg.suite = suite
+	cfg.suite, cfg.catalog = suite, sel.catalog
 	w := e.stdout
 	if *out != "-" {
 		f, err := createOut(*out)
@@ -172,7 +174,7 @@ type demoRequest struct {
 // demoLines plays visit with the baseline through eval's own loop
 // (prompt.Run: the baseline is the Chat) and returns its lines.
 func demoLines(ctx context.Context, visit string, cfg demosConfig) ([][]byte, error) {
-	env := new(sim.Native)
+	env := &sim.Native{Catalog: cfg.catalog}
 	var (
 		pol  agents.Policy
 		reqs []demoRequest

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
 )
@@ -21,11 +22,20 @@ type engine interface {
 	Close() error
 }
 
-// nativeEngine runs the Go core directly.
-type nativeEngine struct{}
+// nativeEngine runs the Go core directly, on the visits of cat (nil: the
+// public catalog).
+type nativeEngine struct{ cat *norms.Catalog }
 
-func (nativeEngine) RunBaseline(_ context.Context, visit, agent string) (sim.Record, error) {
-	env, err := agents.Play(visit, agent)
+// catalog is the engine's catalog.
+func (n nativeEngine) catalog() *norms.Catalog {
+	if n.cat == nil {
+		return norms.Default()
+	}
+	return n.cat
+}
+
+func (n nativeEngine) RunBaseline(_ context.Context, visit, agent string) (sim.Record, error) {
+	env, err := agents.PlayIn(n.catalog(), visit, agent)
 	if err != nil {
 		return sim.Record{}, err
 	}
@@ -34,12 +44,14 @@ func (nativeEngine) RunBaseline(_ context.Context, visit, agent string) (sim.Rec
 	return r, nil
 }
 
-func (nativeEngine) Replay(_ context.Context, rec sim.Record) (sim.Record, []string, error) {
-	out, diffs, err := sim.Verify(rec)
+func (n nativeEngine) Replay(_ context.Context, rec sim.Record) (sim.Record, []string, error) {
+	out, diffs, err := sim.VerifyIn(n.catalog(), rec)
 	out.SimSHA256 = "native"
 	return out, diffs, err
 }
 
-func (nativeEngine) SHA256() string  { return "native" }
-func (nativeEngine) NewEnv() sim.Env { return &sim.Native{SimSHA256: "native"} }
-func (nativeEngine) Close() error    { return nil }
+func (nativeEngine) SHA256() string { return "native" }
+func (n nativeEngine) NewEnv() sim.Env {
+	return &sim.Native{Catalog: n.cat, SimSHA256: "native"}
+}
+func (nativeEngine) Close() error { return nil }

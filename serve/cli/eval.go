@@ -101,6 +101,8 @@ func (f *evalFlags) check(pos []string) error {
 		return usageError("--reply-tokens and the prices must not be negative")
 	case *f.server == "" && *f.serverKeyEnv != "":
 		return usageError("--key-env names a submitter key for --server: give --server too")
+	case *f.server != "" && *f.sel.catalogFile != "":
+		return usageError("--catalog plays a private suite file here; a server's private suite is played with --server and --key-env (the file stays on the server)")
 	case *f.server != "" && (*f.submit != "" || *f.native || *f.dryRun):
 		return usageError("--server plays on the server, which stores a key's runs itself: --submit, --native and --dry-run do not apply")
 	}
@@ -161,7 +163,8 @@ func (f *evalFlags) plan(e *env) (*evalRun, error) {
 		*f.out = defaultEvalOut(*f.model)
 	}
 	r := &evalRun{f: f, suite: suite, visits: visits, settings: harness.Settings{Variant: variant,
-		Options: prompt.Options{Budget: *f.budget, FullReplies: *f.fullReplies}, Temperature: temp, MaxTokens: *f.maxTokens}}
+		Options: prompt.Options{Budget: *f.budget, FullReplies: *f.fullReplies}, Temperature: temp, MaxTokens: *f.maxTokens,
+		Catalog: f.sel.catalog}}
 	return r, r.resume(e)
 }
 
@@ -237,7 +240,10 @@ func (r *evalRun) play(e *env) error {
 	var eng engine
 	if len(r.todo) > 0 || r.prior > 0 {
 		var err error
-		if eng, err = openEngine(e.ctx, *r.f.native, false); err != nil {
+		if r.f.sel.catalog != nil {
+			fmt.Fprint(e.stderr, catalogNote(*r.f.native))
+		}
+		if eng, err = openEngine(e.ctx, *r.f.native, false, r.f.sel.catalog); err != nil {
 			return err
 		}
 		defer eng.Close()

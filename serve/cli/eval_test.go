@@ -979,7 +979,7 @@ func benchHarness(b *testing.B, native bool, latency time.Duration, cacheDir str
 		b.Fatal(err)
 	}
 	b.Cleanup(client.CloseIdle)
-	eng, err := openEngine(context.Background(), native, false)
+	eng, err := openEngine(context.Background(), native, false, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -106,6 +106,20 @@ func TestNormsGenerate(t *testing.T) {
 	if code, stdout, _ := runCLI(t, "", "norms", "check", "--norms-only", out); code != 0 || !strings.Contains(stdout, "6 norms checked: all valid") {
 		t.Errorf("norms check on the generated file: exit %d\n%s", code, stdout)
 	}
+	// The file runs end to end: the oracle solves its visits on its norms.
+	runOut := filepath.Join(dir, "run.jsonl")
+	if code, _, stderr := runCLI(t, "", "run", "--catalog", out, "--agent", "oracle", "--sample", "12", "--out", runOut); code != 0 {
+		t.Fatalf("run --catalog on the generated file: exit %d, %s", code, stderr)
+	}
+	recs, err := readRecords(runOut)
+	if err != nil || len(recs) != 12 {
+		t.Fatalf("run --catalog wrote %d records (%v), want 12", len(recs), err)
+	}
+	for _, r := range recs {
+		if !r.Scores.Joint || r.Catalog != ps.Catalog.Version() {
+			t.Errorf("oracle on %s: joint %v, catalog %s (want true, %s)", r.Visit, r.Scores.Joint, r.Catalog, ps.Catalog.Version())
+		}
+	}
 	again := filepath.Join(dir, "again.json")
 	if code, _, _ := runCLI(t, "", "norms", "generate", "--seed", "7", "--n", "6", "--out", again); code != 0 {
 		t.Fatal("second run failed")

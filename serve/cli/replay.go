@@ -15,6 +15,7 @@ func cmdReplay(e *env) error {
 			"trajectory hash. Prints what differs; exits 1 on any mismatch.")
 	native := fs.Bool("native", false, "replay on the native Go core instead of sim.wasm")
 	interp := fs.Bool("interpreter", false, "use wazero's interpreter")
+	catalogFile := fs.String("catalog", "", "the private suite file the records were made on (normgym run/eval --catalog): replays\non its norms, on the native core")
 	files, err := e.parse(fs)
 	if err != nil {
 		return err
@@ -22,7 +23,20 @@ func cmdReplay(e *env) error {
 	if len(files) == 0 {
 		return usageError("replay needs at least one results file")
 	}
-	eng, err := openEngine(e.ctx, *native, *interp)
+	cat := norms.Default()
+	var (
+		private *sim.Suite
+		onFile  *norms.Catalog // the file's catalog, which moves the replay to the native core
+	)
+	if *catalogFile != "" {
+		ps, err := loadPrivateFile(*catalogFile)
+		if err != nil {
+			return err
+		}
+		cat, onFile, private = ps.Catalog, ps.Catalog, &sim.Suite{Name: ps.Name, Version: ps.Version}
+		fmt.Fprint(e.stderr, catalogNote(*native))
+	}
+	eng, err := openEngine(e.ctx, *native, *interp, onFile)
 	if err != nil {
 		return err
 	}
@@ -35,7 +49,7 @@ func cmdReplay(e *env) error {
 		}
 		for i, rec := range recs {
 			total++
-			if msg := otherVersion(rec); msg != "" {
+			if msg := otherVersion(rec, cat, private); msg != "" {
 				bad++
 				other++
 				fmt.Fprintf(e.stdout, "%s:%d %s (%s): %s\n", file, i+1, rec.Visit, rec.Agent, msg)
@@ -67,12 +81,22 @@ func cmdReplay(e *env) error {
 // cannot be replayed here ("" if it can): its visit plays differently;
 // or why a record made for another version of its suite is not counted:
 // the suite holds other visits now.
-func otherVersion(rec sim.Record) string {
+//
+// cat is the catalog replayed on, private the private suite of its file
+// (nil: the public catalog and suites).
+func otherVersion(rec sim.Record, cat *norms.Catalog, private *sim.Suite) string {
 	if v := rec.SimVersion; v != sim.Version {
 		return fmt.Sprintf("made by sim version %s; this replay runs sim version %s: re-run the visit", none(v), sim.Version)
 	}
-	if v, now := rec.Catalog, norms.Default().Version(); v != now {
-		return fmt.Sprintf("made with norm catalog version %s; this replay runs catalog version %s: re-run the visit", none(v), now)
+	if v, now := rec.Catalog, cat.Version(); v != now {
+		hint := "re-run the visit"
+		if private == nil {
+			hint += ", or give the private suite file it was made on with --catalog"
+		}
+		return fmt.Sprintf("made with norm catalog version %s; this replay runs catalog version %s: %s", none(v), now, hint)
+	}
+	if private != nil && rec.Suite == private.Name && rec.SuiteVersion != private.Version {
+		return fmt.Sprintf("made for suite %s version %s; the --catalog file's %s is version %s (its visits differ): re-run the suite", rec.Suite, none(rec.SuiteVersion), private.Name, private.Version)
 	}
 	if s, err := sim.LookupSuite(rec.Suite); err == nil && rec.SuiteVersion != s.Version {
 		return fmt.Sprintf("made for suite %s version %s; this build's %s is version %s (its visits differ): re-run the suite", rec.Suite, none(rec.SuiteVersion), s.Name, s.Version)

@@ -51,7 +51,10 @@ func cmdRun(e *env) error {
 	if err != nil {
 		return err
 	}
-	eng, err := openEngine(e.ctx, *native, *interp)
+	if sel.catalog != nil {
+		fmt.Fprint(e.stderr, catalogNote(*native))
+	}
+	eng, err := openEngine(e.ctx, *native, *interp, sel.catalog)
 	if err != nil {
 		return err
 	}

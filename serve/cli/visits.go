@@ -18,9 +18,13 @@ import (
 // and demos share them, so one --sample and --seed choose the same visits
 // for each.
 type visitFlags struct {
-	suite, file, filter *string
-	limit, sample       *int
-	seed                *uint64
+	suite, file, filter, catalogFile *string
+	limit, sample                    *int
+	seed                             *uint64
+	fs                               *flag.FlagSet
+	// catalog holds the norms of a --catalog file once resolved (nil:
+	// the public catalog).
+	catalog *norms.Catalog
 }
 
 // addVisitFlags registers --suite, --visits, --filter, --limit, --sample
@@ -28,6 +32,9 @@ type visitFlags struct {
 // "write").
 func addVisitFlags(fs *flag.FlagSet, defaultSuite, verb string) *visitFlags {
 	return &visitFlags{
+		fs: fs,
+		catalogFile: fs.String("catalog", "", "a private suite file (what \"normgym norms generate\" writes; serve --private-catalog's format):\n"+
+			verb+" its visits, on its norms, on the native core, instead of --suite's"),
 		sample: fs.Int("sample", 0, verb+" N visits of the chosen ones drawn at random, stratified over norm × condition (and world):\n"+
 			"every norm once before any twice, each norm's conditions and the worlds as even as they can be (0: all)"),
 		seed:  fs.Uint64("seed", 0, "with --sample: the draw's seed; the same --sample and --seed give the same visits in run, eval and demos"),
@@ -43,9 +50,9 @@ func addVisitFlags(fs *flag.FlagSet, defaultSuite, verb string) *visitFlags {
 // resolve returns the suite and the visits the flags choose. Errors are
 // usage errors that say what to fix.
 func (v *visitFlags) resolve() (sim.Suite, []string, error) {
-	suite, err := sim.LookupSuite(*v.suite)
+	suite, err := v.lookup()
 	if err != nil {
-		return sim.Suite{}, nil, usageError("%v", err)
+		return sim.Suite{}, nil, err
 	}
 	visits := suite.Visits
 	if *v.file != "" {
@@ -87,6 +94,30 @@ func (v *visitFlags) resolve() (sim.Suite, []string, error) {
 		return sim.Suite{}, nil, usageError("no visit of suite %s matches --visits/--filter", suite.Name)
 	}
 	return suite, visits, nil
+}
+
+// lookup returns the suite --suite names, or the private suite of
+// --catalog (whose catalog it keeps in v.catalog).
+func (v *visitFlags) lookup() (sim.Suite, error) {
+	if *v.catalogFile == "" {
+		suite, err := sim.LookupSuite(*v.suite)
+		if err != nil {
+			return sim.Suite{}, usageError("%v", err)
+		}
+		return suite, nil
+	}
+	explicit := false
+	v.fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "suite" })
+	if explicit {
+		return sim.Suite{}, usageError("give --suite (a public suite) or --catalog (a private suite file), not both")
+	}
+	ps, err := loadPrivateFile(*v.catalogFile)
+	if err != nil {
+		return sim.Suite{}, err
+	}
+	v.catalog = ps.Catalog
+	return sim.Suite{Name: ps.Name, Version: ps.Version, Visits: ps.Visits,
+		Description: "the private suite of " + *v.catalogFile}, nil
 }
 
 // readVisitFile reads visit ids, one a line; blank lines and '#' comments

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/serve/internal/workers"
 	"github.com/normgym/normgym/sim"
 	"github.com/normgym/normgym/sim/agents"
@@ -142,7 +143,11 @@ func EstimateRun(ctx context.Context, visits []string, s Settings, replyTokens, 
 func replayCost(ctx context.Context, id, name string, s Settings, replyTokens int) (prompt.History, error) {
 	var acts []string
 	if name != "wait" {
-		v, err := agents.Play(id, name)
+		cat := s.Catalog
+		if cat == nil {
+			cat = norms.Default()
+		}
+		v, err := agents.PlayIn(cat, id, name)
 		if err != nil {
 			return prompt.History{}, err
 		}
@@ -164,7 +169,7 @@ func replayCost(ctx context.Context, id, name string, s Settings, replyTokens in
 		step++
 		return prompt.Reply{Content: filler + "ACTION: " + a}, nil
 	}
-	_, x, err := prompt.Run(ctx, new(sim.Native), id, s.Prompt(name, ""), chat, nil)
+	_, x, err := prompt.Run(ctx, &sim.Native{Catalog: s.Catalog}, id, s.Prompt(name, ""), chat, nil)
 	if err != nil {
 		return prompt.History{}, err
 	}

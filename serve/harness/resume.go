@@ -22,6 +22,9 @@ type Settings struct {
 	Options     prompt.Options
 	Temperature *float64
 	MaxTokens   int
+	// Catalog holds the norms of the visits (nil: the public catalog);
+	// a dry run plays its baselines on it. Records name its version.
+	Catalog *norms.Catalog
 }
 
 // Prompt is how prompt.Run plays under s, for model at endpoint.

@@ -24,7 +24,9 @@ import (
 // version its participant agreed to. Change it with the text.
 //
 // Version 2: sealed visits send each action as it is taken (a session).
-const ConsentVersion = "2"
+// Version 3: a classroom's visit is a session too, and an unfinished
+// sealed visit is published as abandoned (without its actions).
+const ConsentVersion = "3"
 
 // ConsentText is what a participant agrees to before playing.
 const ConsentText = `NormGym is a research benchmark about how people and AI systems learn unwritten rules.
@@ -35,7 +37,7 @@ It keeps no name, no email address, no IP address and no account. The pseudonym 
 
 Runs are published as an open data set (the human baseline) and may be used in research papers. Taking part is voluntary: you can stop at any time.
 
-How your actions reach the server depends on the visit. A sealed visit (the human baseline) is played on the server: each action is sent as you take it and kept, so that a reload goes on where you were; the run is stored when the visit ends, and a visit you leave unfinished is not published. In a classroom, or when the page runs the visit itself, nothing is sent until a visit is finished and you submit it.`
+How your actions reach the server depends on the visit. A visit the server gives you (the human baseline, a study's visit or a classroom's) is played on the server: each action is sent as you take it and kept, so that a reload goes on where you were, and the run is stored when the visit ends. If you leave such a visit unfinished, the data set says that your pseudonym was given that visit and did not finish it, but not what you did in it. A classroom's runs are shown to its teacher under the nickname you chose and are kept out of the human baseline. When the page runs a visit itself (practice, or a visit you picked), nothing is sent until it is finished and you submit it.`
 
 func (s *Server) consent(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, api.Consent{Version: ConsentVersion, Text: ConsentText})

@@ -37,8 +37,13 @@ func Names() []string {
 // New returns a fresh baseline called name that sees only what a model
 // sees: the observations and the probe. It is never handed the visit id,
 // the norm or the condition. The oracle, which is handed the norm, comes
-// from NewOracle instead.
-func New(name string) (Policy, error) {
+// from NewOracle instead. It is NewIn for the public catalog.
+func New(name string) (Policy, error) { return NewIn(norms.Default(), name) }
+
+// NewIn is New for visits whose norms are in cat: the learners read the
+// told statement and the probe's options as the rules cat gives those
+// statements (as a model reads their words), and nothing else of it.
+func NewIn(cat *norms.Catalog, name string) (Policy, error) {
 	switch name {
 	case "random":
 		return &random{}, nil
@@ -47,9 +52,9 @@ func New(name string) (Policy, error) {
 	case Oracle:
 		return nil, fmt.Errorf("agents: the oracle is handed the norm: use NewOracle")
 	case "self":
-		return newLearner(false), nil
+		return newLearner(false, cat), nil
 	case "observer":
-		return newLearner(true), nil
+		return newLearner(true, cat), nil
 	case Counter:
 		return newCounter(), nil
 	}
@@ -271,5 +276,5 @@ func ForEnv(name string, env *sim.Visit) (Policy, error) {
 	if name == Oracle {
 		return NewOracle(env.Norm()), nil
 	}
-	return New(name)
+	return NewIn(env.Catalog(), name)
 }

@@ -3,6 +3,7 @@ package agents
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/normgym/normgym/norms"
 	"github.com/normgym/normgym/sim"
@@ -63,16 +64,19 @@ func featureRules() []string {
 	return out
 }
 
-// featureHypotheses returns the features as hypotheses for a learner:
-// norms with a rule and no statement.
-func featureHypotheses() []norms.Norm {
+// featureHypotheses returns the features as hypotheses for a learner.
+func featureHypotheses() []norms.Rule {
 	texts := featureRules()
-	out := make([]norms.Norm, len(texts))
+	out := make([]norms.Rule, len(texts))
 	for i, t := range texts {
-		out[i] = norms.Norm{ID: t, Rule: norms.MustParse(t)}
+		out[i] = norms.MustParse(t)
 	}
 	return out
 }
+
+// featureSet is featureHypotheses read once for judging, shared by every
+// counter.
+var featureSet = sync.OnceValue(func() *sim.RuleSet { return sim.NewRuleSet(featureHypotheses()) })
 
 // counting holds the counter's tallies: for each feature, the acts with
 // it that were sanctioned, and those seen by a member and not sanctioned.
@@ -91,9 +95,9 @@ const (
 )
 
 func newCounter() *learner {
-	hyps := featureHypotheses()
-	return &learner{social: true, hyps: hyps, logp: make([]float64, len(hyps)),
-		counts: &counting{sanctioned: make([]float64, len(hyps)), unsanctioned: make([]float64, len(hyps))}}
+	l := newLearnerOver(true, nil, featureSet(), nil)
+	l.counts = &counting{sanctioned: make([]float64, len(l.hyps)), unsanctioned: make([]float64, len(l.hyps))}
+	return l
 }
 
 // add counts one act that has feature h (flagged) or not.
@@ -137,13 +141,13 @@ func (c *counting) suspects(idx []int) []int {
 // answer picks the probe option that shares most words with the features
 // avoided, each weighed by its suspicion: the counter reads statements as
 // words, not as rules.
-func (c *counting) answer(p *sim.Probe, hyps []norms.Norm) int {
+func (c *counting) answer(p *sim.Probe, hyps []norms.Rule) int {
 	best, bestScore := 0, -1.0
 	for k, opt := range p.Options {
 		words := strings.Fields(strings.ToLower(strings.Trim(opt, ".")))
 		score := 0.0
 		for _, h := range c.suspects(nil) {
-			for _, w := range featureWords(hyps[h].Rule) {
+			for _, w := range featureWords(hyps[h]) {
 				if slices.Contains(words, w) {
 					score += c.share(h)
 				}

@@ -58,7 +58,7 @@ func TestCountingSuspects(t *testing.T) {
 // avoided wins.
 func TestCountingAnswer(t *testing.T) {
 	hyps := featureHypotheses()
-	red := slices.IndexFunc(hyps, func(n norms.Norm) bool { return n.ID == "forbid step color=red" })
+	red := slices.IndexFunc(hyps, func(r norms.Rule) bool { return r.String() == "forbid step color=red" })
 	c := &counting{sanctioned: make([]float64, len(hyps)), unsanctioned: make([]float64, len(hyps))}
 	c.sanctioned[red] = 4
 	p := &sim.Probe{Options: []string{"Bow before you take anything.", "Do not step on red tiles.", "Keep off the sand.", "Ring the bell before you go into the market."}}

@@ -12,8 +12,8 @@ import (
 // The harder tier's floors (sim/DESIGN.md, Headroom): made of norms no
 // single feature of one act reveals, it is valid only if the oracle
 // solves it, greedy keeps no norm of it by chance, and the learners that
-// read one feature of one act — the observer over the tier-1 catalog, the
-// counting reference — stay well below the oracle.
+// read one feature of one act — the observer over the grammar's
+// one-feature rules, the counting reference — stay well below the oracle.
 const (
 	minHarderOracle   = 0.95
 	maxHarderObserver = 0.80

@@ -8,19 +8,31 @@ import (
 	"github.com/normgym/normgym/sim"
 )
 
-// learner infers the norm over the catalog's hypotheses. The observer
-// (social) weighs every agent's transitions, sanctioned or not, and
-// watches before acting on the practice day; the self-learner only counts
-// the hypotheses that explain sanctions on its own actions. The counter
+// learner infers the norm over hypotheses, each a rule judged on every
+// transition it sees as sim.Judge judges it (through a sim.RuleSet). The
+// observer (social) weighs every agent's transitions, sanctioned or not,
+// and watches before acting on the practice day; the self-learner scores
+// the hypotheses by its own actions only: the sanctions each explains,
+// less the seen acts it flags that went unsanctioned. Both take the
+// grammar's one-feature rules as hypotheses (hypotheses.go). The counter
 // (counts) watches like the observer but counts generic features instead
 // (counter.go).
 type learner struct {
 	social bool
-	hyps   []norms.Norm
-	logp   []float64 // observer: log posterior (unnormalised); self: sanction counts
+	hyps   []norms.Rule
+	set    *sim.RuleSet   // hyps, read for judging
+	index  map[string]int // hyps' canonical texts, or nil (then searched)
+	// logp: the observer's log posterior, unnormalised and relative to a
+	// hypothesis that flags nothing (learn); the self-learner's score, the
+	// sanctions on its own acts a hypothesis explains less the seen acts
+	// it flags that went unsanctioned.
+	logp   []float64
 	counts *counting // the counter's tallies, or nil
-	// hist[a][h]: agent a's history under hypothesis h.
-	hist [][]sim.Hist
+	// cat is the catalog whose statements the told text and the probe's
+	// options are: it says which rules a statement states.
+	cat *norms.Catalog
+	// judging[a]: agent a's histories under every hypothesis today.
+	judging []*sim.Judging
 	// prev is the frame the newcomer last acted in (nil at a day's
 	// start), kept in buf's memory; learn replays the tick on it.
 	prev, buf *sim.Frame
@@ -28,6 +40,10 @@ type learner struct {
 	idx       []int // suspects' scratch
 	day       int
 	told      bool
+	// stated: the told statement named rules, now the only hypotheses;
+	// the observer respects all of them (tell), the self-learner those
+	// its own sanctions single out.
+	stated bool
 	// warden: a warden's sanction was seen, so members are bystanders
 	// and only the newcomer is watched (read from the events, as a model
 	// would read "The warden sanctioned you").
@@ -47,18 +63,35 @@ const patience = 8
 // practice day, when there are members to watch.
 const watchSteps = 30
 
-// newLearner returns the observer (social) or the self-learner. Their
-// hypotheses are the catalog's tier-1 norms, one feature of one act each:
+// newLearner returns the observer (social) or the self-learner for visits
+// whose statements are cat's. Their hypotheses are the grammar's
+// one-feature rules (norms.OneFeatureRules), each one feature of one act:
 // the harder tier (sim.Harder) is made of norms no such hypothesis is,
 // which is what it measures.
-func newLearner(social bool) *learner {
-	var hyps []norms.Norm
-	for _, n := range norms.Default().Norms() {
-		if sim.Tier(n) == 1 {
-			hyps = append(hyps, n)
-		}
+func newLearner(social bool, cat *norms.Catalog) *learner {
+	sp := oneFeature()
+	return newLearnerOver(social, cat, sp.set, sp.index)
+}
+
+// newLearnerOver returns a learner over the hypotheses of set (index:
+// their canonical texts, or nil).
+func newLearnerOver(social bool, cat *norms.Catalog, set *sim.RuleSet, index map[string]int) *learner {
+	l := &learner{social: social, cat: cat, index: index}
+	l.over(set)
+	return l
+}
+
+// over makes the rules of set the learner's hypotheses, all equally
+// likely.
+func (l *learner) over(set *sim.RuleSet) {
+	n := set.Len()
+	l.set, l.hyps, l.logp = set, make([]norms.Rule, n), make([]float64, n)
+	for h := range n {
+		l.hyps[h] = set.Rule(h)
 	}
-	return &learner{social: social, hyps: hyps, logp: make([]float64, len(hyps))}
+	for a := range l.judging {
+		l.judging[a] = set.NewJudging()
+	}
 }
 
 func (l *learner) Act(o *sim.Observation) sim.Action {
@@ -71,22 +104,16 @@ func (l *learner) Act(o *sim.Observation) sim.Action {
 			l.learn(o, true)
 		}
 		l.day, l.prev, l.active, l.blocked = o.Day, nil, false, 0
-		l.hist = make([][]sim.Hist, len(o.Frame.Agents))
-		for a := range l.hist {
-			l.hist[a] = make([]sim.Hist, len(l.hyps))
+		l.judging = make([]*sim.Judging, len(o.Frame.Agents))
+		for a := range l.judging {
+			l.judging[a] = l.set.NewJudging()
 		}
 	} else if l.prev != nil {
 		l.learn(o, false)
 	}
 	if o.Told != "" && !l.told {
 		l.told = true
-		if slices.ContainsFunc(l.hyps, func(n norms.Norm) bool { return n.Statement == o.Told }) {
-			for h := range l.hyps {
-				if l.hyps[h].Statement != o.Told {
-					l.logp[h] = math.Inf(-1)
-				}
-			}
-		}
+		l.tell(o.Told)
 	}
 	a := l.decide(o)
 	l.buf = keepFrame(l.buf, &o.Frame)
@@ -142,20 +169,25 @@ func (l *learner) learn(o *sim.Observation, ownOnly bool) {
 			}
 		}
 		s := slices.Contains(sanctioned, f.Agents[a].ID)
-		for h := range l.hyps {
-			var v bool
-			v, l.hist[a][h] = sim.Judge(f, l.hyps[h].Rule, tr, l.hist[a][h])
-			if l.counts != nil {
-				l.counts.add(h, v, seen, s)
-				continue
-			}
-			if !l.social {
-				if s && v {
+		// Only the hypotheses tr breaks are scored: the likelihood of what
+		// was seen under one that flags nothing is the same for all of
+		// them, and the posterior is kept relative to it.
+		member := b2i(a > 0)
+		for _, h := range l.judging[a].Step(f, &tr) {
+			switch {
+			case l.counts != nil:
+				l.counts.add(int(h), true, seen, s)
+			case !l.social:
+				// One point for a sanction it explains, one off for an act
+				// it calls a violation that was seen and went unsanctioned.
+				if s {
 					l.logp[h]++
+				} else if seen {
+					l.logp[h]--
 				}
-				continue
+			default:
+				l.logp[h] += logLikelihood[1][b2i(seen)][b2i(s)][member] - logLikelihood[0][b2i(seen)][b2i(s)][member]
 			}
-			l.logp[h] += logLikelihood[b2i(v)][b2i(seen)][b2i(s)][b2i(a > 0)]
 		}
 		f.Apply(tr)
 	}
@@ -222,46 +254,95 @@ func (l *learner) suspects() []int {
 		l.idx = l.counts.suspects(l.idx)
 		return l.idx
 	}
-	idx := l.idx[:0]
-	for i := range l.hyps {
-		idx = append(idx, i)
-	}
-	l.idx = idx
-	// Most probable first; ties keep the catalog's order.
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case l.logp[a] > l.logp[b]:
-			return -1
-		case l.logp[a] < l.logp[b]:
-			return 1
+	if l.stated && l.social {
+		idx := l.idx[:0]
+		for h := range l.hyps {
+			idx = append(idx, h)
 		}
-		return 0
-	})
-	best := l.logp[idx[0]]
+		l.idx = idx
+		return idx
+	}
+	best := math.Inf(-1)
+	for _, v := range l.logp {
+		best = max(best, v)
+	}
+	// Only hypotheses within ln(1/minShare) of the best can hold a share
+	// of minShare, and only tied ones can be the self-learner's, once it
+	// was sanctioned at all.
+	floor := best + math.Log(minShare)
 	if !l.social {
-		// The self-learner avoids every hypothesis tied for most sanctions.
-		var out []int
-		for _, h := range idx {
-			if best > 0 && l.logp[h] == best {
-				out = append(out, h)
-			}
+		if best <= 0 {
+			return l.idx[:0]
 		}
-		return out
+		floor = best
 	}
-	// The observer respects the hypotheses that hold real posterior mass.
-	total := 0.0
-	for _, h := range idx {
-		total += math.Exp(l.logp[h] - best)
+	// The most probable first, ties in the space's order; neither learner
+	// respects more than maxTop, so only those are kept. Hypotheses that
+	// never flagged anything (log posterior 0) are added up at once.
+	idx := l.idx[:0]
+	total, zeros := 0.0, 0
+	for h, v := range l.logp {
+		switch d := v - best; {
+		case v == 0:
+			zeros++
+		case d > -negligible:
+			total += math.Exp(d)
+		}
+		if v >= floor {
+			idx = insertTop(idx, h, l.logp)
+		}
 	}
+	total += float64(zeros) * math.Exp(-best)
+	l.idx = idx
+	if !l.social {
+		// The self-learner avoids the hypotheses tied for most sanctions,
+		// as many as a plan can respect (sim.PlanPath ignores the rest).
+		return idx
+	}
+	// The observer respects the most probable hypotheses that hold real
+	// posterior mass, until they hold cover of it together.
 	var out []int
+	held := 0.0
 	for _, h := range idx {
 		p := math.Exp(l.logp[h]-best) / total
-		if p < 0.12 || len(out) == 4 {
+		if p < minShare || held >= cover {
 			break
 		}
 		out = append(out, h)
+		held += p
 	}
 	return out
+}
+
+// The observer respects hypotheses that each hold at least minShare of
+// the posterior until they hold cover together (at most maxTop);
+// hypotheses more than negligible below the best (in log posterior) hold
+// none worth adding up.
+const (
+	minShare   = 0.04
+	cover      = 0.5
+	negligible = 40.0
+	// maxTop is how many rules a plan respects (sim.PlanPath): the most
+	// either learner respects.
+	maxTop = 8
+)
+
+// insertTop inserts hypothesis h into top, kept most probable first
+// (ties in the order inserted) and at most maxTop long.
+func insertTop(top []int, h int, logp []float64) []int {
+	i := len(top)
+	for i > 0 && logp[top[i-1]] < logp[h] {
+		i--
+	}
+	if i == maxTop {
+		return top
+	}
+	if len(top) < maxTop {
+		top = append(top, 0)
+	}
+	copy(top[i+1:], top[i:len(top)-1])
+	top[i] = h
+	return top
 }
 
 func (l *learner) decide(o *sim.Observation) sim.Action {
@@ -275,9 +356,9 @@ func (l *learner) decide(o *sim.Observation) sim.Action {
 		rules := make([]norms.Rule, len(sus))
 		hists := make([]sim.Hist, len(sus))
 		for k, h := range sus {
-			rules[k] = l.hyps[h].Rule
-			if l.hist != nil {
-				hists[k] = l.hist[0][h]
+			rules[k] = l.hyps[h]
+			if l.judging != nil {
+				hists[k] = l.judging[0].Hist(h)
 			}
 		}
 		if a, ok := taskAction(o, rules, hists); ok {
@@ -307,19 +388,4 @@ func transient(rules []norms.Rule) bool {
 		}
 	}
 	return false
-}
-
-func (l *learner) Answer(p *sim.Probe) int {
-	if l.counts != nil {
-		return l.counts.answer(p, l.hyps)
-	}
-	best, bestP := 0, math.Inf(-1)
-	for k, s := range p.Options {
-		for h := range l.hyps {
-			if l.hyps[h].Statement == s && l.logp[h] > bestP {
-				best, bestP = k, l.logp[h]
-			}
-		}
-	}
-	return best
 }

@@ -43,7 +43,8 @@ func Story(m DataMode) string {
 		return "A sealed visit: this site runs the community and sends this page only what you see, so the rule stays hidden until " +
 			"the end. Each move goes to this site as you make it and is kept there, so a reload goes on where you were. When you " +
 			"answer the last question, your run (the visit, your moves and answers, and a random pseudonym kept in this browser) is " +
-			"stored for research; a visit you leave unfinished is not published."
+			"stored for research. A visit you leave unfinished counts too: the data set says that your pseudonym was given that " +
+			"visit and did not finish it, but not your moves."
 	case DataClassroom:
 		return "When you join, the nickname you choose goes to this site, for your teacher's screen. This site runs your class's " +
 			"visit and sends this page only what you see: each move goes to it as you make it and is kept there, so a reload goes " +
