@@ -21,8 +21,9 @@ type RuleSet struct {
 	matchers   []compiledEvent
 	event, act []int32
 	uses       [][]int32
-	// meets lists the rules whose event is "meet": their history follows
-	// whom the actor is next to, so every transition concerns them.
+	// meets lists the rules whose event is "meet" or says "follows":
+	// their history follows whom the actor is next to, or what others
+	// just did, so every transition concerns them.
 	meets []int32
 }
 
@@ -55,7 +56,7 @@ func NewRuleSet(rules []norms.Rule) *RuleSet {
 		if a != e {
 			s.uses[a] = append(s.uses[a], int32(k))
 		}
-		if s.compiled[k].event.verb == evMeet {
+		if c := &s.compiled[k]; c.event.verb == evMeet || c.event.follows != "" {
 			s.meets = append(s.meets, int32(k))
 		}
 	}
@@ -81,6 +82,9 @@ type Judging struct {
 	step    uint32
 	matched []bool
 	broken  []int32
+	// f and tr are the frame and transition Step is judging.
+	f  *Frame
+	tr *Transition
 }
 
 // NewJudging returns an actor's judging under every rule of s from the
@@ -130,6 +134,7 @@ func (j *Judging) Step(f *Frame, tr *Transition) []int32 {
 	// meeting, and those whose event or act it is. Every other rule is
 	// neither broken nor moved on by it.
 	j.step++
+	j.f, j.tr = f, tr
 	owing := j.owing
 	j.owing = j.spare[:0]
 	for _, k := range owing {
@@ -156,7 +161,7 @@ func (j *Judging) judge(k int32) {
 	}
 	j.touched[k] = j.step
 	s := j.set
-	v, next := s.compiled[k].judgeMatched(j.matched[s.event[k]], j.matched[s.act[k]], j.hists[k])
+	v, next := s.compiled[k].judgeMatched(j.f, j.tr, j.matched[s.event[k]], j.matched[s.act[k]], j.hists[k])
 	j.hists[k] = next
 	if v {
 		j.broken = append(j.broken, k)
@@ -166,13 +171,17 @@ func (j *Judging) judge(k int32) {
 	}
 }
 
-// judgeMatched is compiledRule.judge given whether the transition matched
-// the rule's event (for "meet": whether the actor is next to such an
-// agent now) and its act.
-func (c *compiledRule) judgeMatched(event, act bool, h Hist) (bool, Hist) {
+// judgeMatched is compiledRule.judge given whether the transition tr,
+// taken in f, matched the rule's event (for "meet": whether the actor is
+// next to such an agent now) and its act.
+func (c *compiledRule) judgeMatched(f *Frame, tr *Transition, event, act bool, h Hist) (bool, Hist) {
 	happened := event
 	if c.event.verb == evMeet {
 		happened, h.Near = event && !h.Near, event
+	}
+	if c.event.follows != "" {
+		did := othersDid(f, c.event.ev, tr.Agent, c.event.follows)
+		happened, h.Near = happened && (did || h.Near), did
 	}
 	switch c.kind {
 	case ruleForbid:
