@@ -194,7 +194,14 @@ func (c *checker) hidesNorm(o *sim.Observation, js []byte, text string, catalog 
 func (c *checker) needles(catalog, statements bool) []needle {
 	out := c.own
 	if catalog {
-		out = append(out[:1:1], catalogNeedles()...)
+		all := catalogNeedles()
+		if c.cat != nil {
+			all = nil
+			for _, n := range c.cat.Norms() {
+				all = append(all, normNeedles(n)...)
+			}
+		}
+		out = append(out[:1:1], all...)
 	}
 	if statements {
 		return out

@@ -123,7 +123,13 @@ func CheckEnv(tb testing.TB, env sim.Env, visit string, p agents.Policy) sim.Rec
 // rule or statement), except under told the visit's statement, in Told
 // and on the text's "Community rule: " line.
 func CheckObservation(v sim.VisitID, o *sim.Observation) error {
-	c, err := newChecker(v.String())
+	return CheckObservationIn(nil, v, o)
+}
+
+// CheckObservationIn is CheckObservation for a visit of catalog cat (nil:
+// the public catalog), whose norms it must not name.
+func CheckObservationIn(cat *norms.Catalog, v sim.VisitID, o *sim.Observation) error {
+	c, err := newChecker(cat, v.String())
 	if err != nil {
 		return err
 	}
@@ -139,18 +145,23 @@ type checker struct {
 	v      sim.VisitID
 	worlds [sim.Days]sim.World // each day's world
 	told   string              // the statement under told
+	cat    *norms.Catalog      // the visit's catalog (nil: the public one)
 	own    []needle            // what every observation must not name
 	words  []string            // the condition and variant, as words
 	// wordRes find words in a text, case aside.
 	wordRes []*regexp.Regexp
 }
 
-func newChecker(visit string) (*checker, error) {
-	v, err := sim.ParseVisitID(visit)
+func newChecker(cat *norms.Catalog, visit string) (*checker, error) {
+	lookup := norms.Default()
+	if cat != nil {
+		lookup = cat
+	}
+	v, err := sim.ParseVisitIDIn(lookup, visit)
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{v: v, own: []needle{newNeedle("visit id", v.String())}, words: []string{v.Condition}}
+	c := &checker{v: v, cat: cat, own: []needle{newNeedle("visit id", v.String())}, words: []string{v.Condition}}
 	if v.Variant != "" {
 		c.words = append(c.words, v.Variant)
 	}
@@ -163,7 +174,7 @@ func newChecker(visit string) (*checker, error) {
 		}
 	}
 	if v.Norm != norms.NoNorm {
-		n, err := norms.Default().Lookup(v.Norm)
+		n, err := lookup.Lookup(v.Norm)
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +202,7 @@ type run struct {
 }
 
 func newRun(env sim.Env, visit string, p agents.Policy) (*run, error) {
-	c, err := newChecker(visit)
+	c, err := newChecker(nil, visit)
 	if err != nil {
 		return nil, err
 	}
