@@ -327,14 +327,27 @@ func (c *compiledEvent) matches(f *Frame, tr *Transition) bool {
 	return true
 }
 
-// judge is judgeRule for a compiled rule.
+// judge is judgeRule for a compiled rule: it matches the transition
+// against the rule's event and (when the rule can use it) its act, and
+// judges with judgeMatched.
 func (c *compiledRule) judge(f *Frame, tr *Transition, h Hist) (bool, Hist) {
-	var happened bool
+	var event bool
 	if c.event.verb == evMeet {
-		near := nextToMatching(f, c.event.agents, tr)
-		happened, h.Near = near && !h.Near, near
+		event = nextToMatching(f, c.event.agents, tr)
 	} else {
-		happened = c.event.matches(f, tr)
+		event = c.event.matches(f, tr)
+	}
+	act := (c.kind == ruleBefore || c.kind == ruleAfter && h.Owe) && c.act.matches(f, tr)
+	return c.judgeMatched(f, tr, event, act, h)
+}
+
+// judgeMatched judges a compiled rule given whether the transition tr,
+// taken in f, matched the rule's event (for "meet": whether the actor is
+// next to such an agent now) and its act.
+func (c *compiledRule) judgeMatched(f *Frame, tr *Transition, event, act bool, h Hist) (bool, Hist) {
+	happened := event
+	if c.event.verb == evMeet {
+		happened, h.Near = event && !h.Near, event
 	}
 	if c.event.follows != "" {
 		did := othersDid(f, c.event.ev, tr.Agent, c.event.follows)
@@ -346,7 +359,7 @@ func (c *compiledRule) judge(f *Frame, tr *Transition, h Hist) (bool, Hist) {
 	case ruleAfter:
 		violated := false
 		if h.Owe {
-			violated = !c.act.matches(f, tr)
+			violated = !act
 			h.Owe = false
 		}
 		if happened {
@@ -354,7 +367,7 @@ func (c *compiledRule) judge(f *Frame, tr *Transition, h Hist) (bool, Hist) {
 		}
 		return violated, h
 	case ruleBefore:
-		if c.act.matches(f, tr) {
+		if act {
 			h.Since = true
 		}
 		violated := false
