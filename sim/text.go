@@ -338,6 +338,21 @@ func appendArticle(b []byte, s string) []byte {
 // appendTile describes a tile in the generic words every world shares:
 // "blue grass, garden", "path, red source", "floor, market, basket".
 func appendTile(b []byte, t *Tile) []byte {
+	b = appendGround(b, t)
+	if t.Object != "" {
+		b = append(b, ", "...)
+		if t.ObjectColor != "" {
+			b = append(b, t.ObjectColor...)
+			b = append(b, ' ')
+		}
+		b = append(b, t.Object...)
+	}
+	return b
+}
+
+// appendGround appends a tile's ground: its colour, terrain and zone
+// ("blue grass, garden").
+func appendGround(b []byte, t *Tile) []byte {
 	if t.Color != "" {
 		b = append(b, t.Color...)
 		b = append(b, ' ')
@@ -346,14 +361,6 @@ func appendTile(b []byte, t *Tile) []byte {
 	if t.Zone != "" {
 		b = append(b, ", "...)
 		b = append(b, t.Zone...)
-	}
-	if t.Object != "" {
-		b = append(b, ", "...)
-		if t.ObjectColor != "" {
-			b = append(b, t.ObjectColor...)
-			b = append(b, ' ')
-		}
-		b = append(b, t.Object...)
 	}
 	return b
 }

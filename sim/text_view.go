@@ -149,15 +149,7 @@ func appendObjects(b []byte, f *Frame) []byte {
 		b = append(b, ' ')
 		b = appendPos(b, Pos{i % f.Width, i / f.Width})
 		b = append(b, " ("...)
-		if t.Color != "" {
-			b = append(b, t.Color...)
-			b = append(b, ' ')
-		}
-		b = append(b, t.Terrain...)
-		if t.Zone != "" {
-			b = append(b, ", "...)
-			b = append(b, t.Zone...)
-		}
+		b = appendGround(b, t)
 		if t.Object == "source" {
 			if t.Stock > 0 {
 				b = append(b, ", ready"...)
